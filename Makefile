@@ -1,0 +1,143 @@
+# nvfp4-ptx: the only build entry point. Everything lands in build/ (BUILD=...).
+#   make              library (static + shared), the nvfp4 command, every kernel for every target
+#   make check        CPU test suites (no GPU needed; what CI runs)
+#   make check-gpu    GPU test suite (needs an sm_90a GPU)
+#   make install PREFIX=/usr/local DESTDIR=
+#   V=1 shows the full commands.
+
+CUDA_HOME ?= /usr/local/cuda
+PTXAS ?= $(CUDA_HOME)/bin/ptxas
+FATBINARY ?= $(CUDA_HOME)/bin/fatbinary
+CPP := $(CC) -E -P -C -x c -undef -nostdinc
+PREFIX ?= /usr/local
+BUILD ?= build
+
+V ?= 0
+ifeq ($(V),0)
+Q := @
+say = @printf '  %-9s %s\n' $(1) $(2)
+else
+Q :=
+say =
+endif
+
+version_part = $(shell sed -n 's/^\#define NVFP4_VERSION_$(1) \([0-9]*\)/\1/p' include/nvfp4.h)
+VERSION := $(call version_part,MAJOR).$(call version_part,MINOR).$(call version_part,PATCH)
+SONAME := libnvfp4.so.$(call version_part,MAJOR)
+
+CFLAGS ?= -O2 -g
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror=implicit-function-declaration -fPIC \
+              -fvisibility=hidden -Iinclude -Ihost -isystem $(CUDA_HOME)/include -MMD -MP $(CFLAGS)
+LDLIBS := -ldl -lpthread -lm
+
+# --- kernels: ptx/<target>/*.ptx -> (cpp) build/ptx -> (ptxas) build/cubin -> one fatbin
+# Each folder under ptx/ names the target its files are assembled for.
+PTX_TARGETS := sm90a
+ptx_arch_sm90a := sm_90a
+ptx_fatbin_sm90a := 90a
+PTX_SRC := $(foreach t,$(PTX_TARGETS),$(wildcard ptx/$(t)/*.ptx))
+CUBINS := $(PTX_SRC:ptx/%.ptx=$(BUILD)/cubin/%.cubin)
+FATBIN := $(BUILD)/nvfp4.fatbin
+target_of = $(word 1,$(subst /, ,$(1)))
+
+$(BUILD)/ptx/%.ptx: ptx/%.ptx | $(BUILD)/ptx/sm90a
+	$(call say,CPP,$@)
+	$(Q)$(CPP) $< -o $@
+
+$(BUILD)/cubin/%.cubin: $(BUILD)/ptx/%.ptx | $(BUILD)/cubin/sm90a
+	$(call say,PTXAS,$@)
+	$(Q)$(PTXAS) -arch=$(ptx_arch_$(call target_of,$*)) -v $< -o $@ 2> $(@:.cubin=.ptxas.txt) \
+	  || { cat $(@:.cubin=.ptxas.txt); exit 1; }
+
+$(FATBIN): $(CUBINS)
+	$(call say,FATBIN,$@)
+	$(Q)$(FATBINARY) --create=$@ -64 \
+	  $(foreach c,$(CUBINS),--image3=kind=elf,sm=$(ptx_fatbin_$(call target_of,$(c:$(BUILD)/cubin/%=%))),file=$(c))
+
+# --- libnvfp4
+LIB_SRC := host/error.c host/cuda_driver.c host/handle.c host/module.c host/launch.c host/validate.c \
+           host/format.c host/gemv.c host/grouped_gemm.c
+TOOLS_SRC := host/reference.c host/testdata.c host/verify.c host/bench.c
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/embed_fatbin.o
+TOOLS_OBJ := $(TOOLS_SRC:%.c=$(BUILD)/obj/%.o)
+STATIC_LIB := $(BUILD)/lib/libnvfp4.a
+SHARED_LIB := $(BUILD)/lib/libnvfp4.so.$(VERSION)
+TOOLS_LIB := $(BUILD)/lib/libnvfp4_tools.a
+CLI := $(BUILD)/bin/nvfp4
+
+$(BUILD)/obj/%.o: %.c | $(BUILD)/obj/host $(BUILD)/obj/tests/unit $(BUILD)/obj/tests/gpu
+	$(call say,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/gen/embed_fatbin.o: gen/embed_fatbin.S $(FATBIN) | $(BUILD)/obj/gen
+	$(call say,EMBED,$@)
+	$(Q)$(CC) -c -DFATBIN_PATH=$(FATBIN) $< -o $@
+
+$(STATIC_LIB): $(LIB_OBJ) | $(BUILD)/lib
+	$(call say,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(TOOLS_LIB): $(TOOLS_OBJ) | $(BUILD)/lib
+	$(call say,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(SHARED_LIB): $(LIB_OBJ) | $(BUILD)/lib
+	$(call say,LD,$@)
+	$(Q)$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--no-undefined -o $@ $^ $(LDLIBS)
+	$(Q)ln -sf $(notdir $@) $(BUILD)/lib/$(SONAME) && ln -sf $(SONAME) $(BUILD)/lib/libnvfp4.so
+
+$(CLI): $(BUILD)/obj/host/cli.o $(TOOLS_LIB) $(STATIC_LIB) | $(BUILD)/bin
+	$(call say,LD,$@)
+	$(Q)$(CC) -o $@ $^ $(LDLIBS)
+
+# --- tests: Check linked statically, so the GPU binary runs on a machine without the Check library
+CHECK_LIBDIR := $(shell pkg-config --variable=libdir check 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)
+CHECK_LIBS := $(CHECK_LIBDIR)/libcheck.a $(CHECK_LIBDIR)/libsubunit.a -lrt
+UNIT_SRC := $(wildcard tests/unit/*.c)
+GPU_SRC := $(wildcard tests/gpu/*.c)
+UNIT_TESTS := $(BUILD)/tests/unit_tests
+GPU_TESTS := $(BUILD)/tests/gpu_tests
+
+$(UNIT_TESTS): $(UNIT_SRC:%.c=$(BUILD)/obj/%.o) $(TOOLS_LIB) $(STATIC_LIB) | $(BUILD)/tests
+	$(call say,LD,$@)
+	$(Q)$(CC) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
+
+$(GPU_TESTS): $(GPU_SRC:%.c=$(BUILD)/obj/%.o) $(TOOLS_LIB) $(STATIC_LIB) | $(BUILD)/tests
+	$(call say,LD,$@)
+	$(Q)$(CC) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
+
+$(BUILD)/nvfp4.pc: nvfp4.pc.in include/nvfp4.h | $(BUILD)
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+# Keep the preprocessed PTX: it is the exact text ptxas assembled, for people tuning kernels.
+.SECONDARY:
+
+.PHONY: all check check-gpu tests install clean
+all: $(STATIC_LIB) $(SHARED_LIB) $(CLI) $(BUILD)/nvfp4.pc
+tests: $(UNIT_TESTS) $(GPU_TESTS)
+
+check: all $(UNIT_TESTS) $(GPU_TESTS)
+	$(Q)NVFP4_TEST_BUILD=$(BUILD) $(UNIT_TESTS)
+
+check-gpu: all $(GPU_TESTS)
+	$(Q)CK_FORK=no $(GPU_TESTS)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
+	install -m 644 include/nvfp4.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(STATIC_LIB) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(SHARED_LIB) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf $(notdir $(SHARED_LIB)) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libnvfp4.so
+	install -m 644 $(BUILD)/nvfp4.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/
+
+clean:
+	rm -rf $(BUILD)
+
+DIRS := $(BUILD) $(BUILD)/ptx/sm90a $(BUILD)/cubin/sm90a $(BUILD)/obj/host $(BUILD)/obj/gen \
+        $(BUILD)/obj/tests/unit $(BUILD)/obj/tests/gpu $(BUILD)/lib $(BUILD)/bin $(BUILD)/tests
+$(DIRS):
+	$(Q)mkdir -p $@
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,116 @@
+#include "bench.h"
+
+#include <stdlib.h>
+
+#include "cuda_driver.h"
+#include "error.h"
+#include "testdata.h"
+
+enum { FLUSH_BYTES = 256 << 20 }; /* > 4x the H200's 60 MB L2: written before every timed launch */
+
+static int compare_doubles(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static void summarise(double *us, int runs, nvfp4i_timing *t) {
+  qsort(us, (size_t)runs, sizeof *us, compare_doubles);
+  t->runs = runs;
+  t->min_us = us[0];
+  t->max_us = us[runs - 1];
+  t->median_us = runs % 2 ? us[runs / 2] : 0.5 * (us[runs / 2 - 1] + us[runs / 2]);
+}
+
+/* The thing being timed, launched on the stream between the two events. */
+typedef nvfp4_status (*timed_fn)(void *arg, CUstream stream);
+
+/* runs+1 launches (the first one warms up), each after an L2 flush, timed with events. */
+static nvfp4_status time_launches(timed_fn fn, void *arg, int runs, nvfp4i_timing *t) {
+  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
+  nvfp4_status status = NVFP4_STATUS_SUCCESS;
+  CUdeviceptr flush = 0;
+  CUevent start = NULL, stop = NULL;
+  double *us = malloc(sizeof(double) * (size_t)runs);
+  if (us == NULL) return nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "bench: no host memory");
+  NVFP4_CU_TRY(cu->cuMemAlloc(&flush, FLUSH_BYTES), status, out);
+  NVFP4_CU_TRY(cu->cuEventCreate(&start, CU_EVENT_DEFAULT), status, out);
+  NVFP4_CU_TRY(cu->cuEventCreate(&stop, CU_EVENT_DEFAULT), status, out);
+  for (int i = -1; i < runs; i++) {
+    NVFP4_CU_TRY(cu->cuMemsetD8Async(flush, (unsigned char)i, FLUSH_BYTES, NULL), status, out);
+    NVFP4_CU_TRY(cu->cuEventRecord(start, NULL), status, out);
+    status = fn(arg, NULL);
+    if (status != NVFP4_STATUS_SUCCESS) goto out;
+    NVFP4_CU_TRY(cu->cuEventRecord(stop, NULL), status, out);
+    NVFP4_CU_TRY(cu->cuEventSynchronize(stop), status, out);
+    float ms;
+    NVFP4_CU_TRY(cu->cuEventElapsedTime(&ms, start, stop), status, out);
+    if (i >= 0) us[i] = ms * 1000.0;
+  }
+  summarise(us, runs, t);
+out:
+  if (start) cu->cuEventDestroy(start);
+  if (stop) cu->cuEventDestroy(stop);
+  if (flush) cu->cuMemFree(flush);
+  free(us);
+  return status;
+}
+
+typedef struct copy_arg {
+  CUdeviceptr src, dst;
+  size_t bytes;
+} copy_arg;
+
+static nvfp4_status launch_copy(void *arg, CUstream stream) {
+  copy_arg *c = arg;
+  CUresult r = nvfp4i_cuda()->cuMemcpyDtoDAsync(c->dst, c->src, c->bytes, stream);
+  return r == CUDA_SUCCESS ? NVFP4_STATUS_SUCCESS : nvfp4i_cuda_fail(r, "cuMemcpyDtoDAsync");
+}
+
+nvfp4_status nvfp4i_bench_copy_bandwidth(int runs, double *tb_per_s) {
+  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
+  copy_arg c = {0, 0, (size_t)1 << 30};
+  nvfp4_status status = NVFP4_STATUS_SUCCESS;
+  nvfp4i_timing t;
+  NVFP4_CU_TRY(cu->cuMemAlloc(&c.src, c.bytes), status, out);
+  NVFP4_CU_TRY(cu->cuMemAlloc(&c.dst, c.bytes), status, out);
+  NVFP4_CU_TRY(cu->cuMemsetD8(c.src, 0x5A, c.bytes), status, out);
+  status = time_launches(launch_copy, &c, runs, &t);
+  if (status == NVFP4_STATUS_SUCCESS) *tb_per_s = 2.0 * (double)c.bytes / (t.median_us * 1e-6) / 1e12;
+out:
+  if (c.src) cu->cuMemFree(c.src);
+  if (c.dst) cu->cuMemFree(c.dst);
+  return status;
+}
+
+typedef struct gemv_arg {
+  nvfp4_handle *h;
+  const nvfp4_tensor *a, *x;
+  nvfp4_output y;
+} gemv_arg;
+
+static nvfp4_status launch_gemv(void *arg, CUstream stream) {
+  gemv_arg *g = arg;
+  return nvfp4_gemv(g->h, g->a, g->x, &g->y, 1.0f, stream);
+}
+
+nvfp4_status nvfp4i_bench_gemv(nvfp4_handle *h, int64_t m, int64_t k, int64_t l, int runs, nvfp4i_timing *t,
+                               double *bytes) {
+  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
+  nvfp4i_rng rng = {0x6E76667034ull ^ (uint64_t)(m * 31 + k * 7 + l)};
+  nvfp4i_operand a, x;
+  CUdeviceptr d_y = 0;
+  nvfp4_status status = nvfp4i_operand_create(&a, m, k, l, NVFP4_SF_LINEAR, 0, &rng);
+  if (status != NVFP4_STATUS_SUCCESS) return status;
+  status = nvfp4i_operand_create(&x, 1, k, l, NVFP4_SF_LINEAR, 0, &rng);
+  if (status != NVFP4_STATUS_SUCCESS) goto free_a;
+  NVFP4_CU_TRY(cu->cuMemAlloc(&d_y, (size_t)(m * l * 2)), status, free_x);
+  gemv_arg g = {h, &a.dev, &x.dev, {(void *)(uintptr_t)d_y, 1, m, NVFP4_DTYPE_F16}};
+  status = time_launches(launch_gemv, &g, runs, t);
+  *bytes = (double)l * ((double)m * (double)k * (0.5 + 1.0 / 16) + (double)k * (0.5 + 1.0 / 16) + 2.0 * (double)m);
+  cu->cuMemFree(d_y);
+free_x:
+  nvfp4i_operand_destroy(&x);
+free_a:
+  nvfp4i_operand_destroy(&a);
+  return status;
+}

@@ -1,0 +1,30 @@
+/* NVFP4 element and scale codecs, output-type codecs and scale-layout index math (SPEC §1). */
+#ifndef NVFP4_HOST_FORMAT_H
+#define NVFP4_HOST_FORMAT_H
+
+#include <stdint.h>
+
+#include "nvfp4.h"
+
+/* FP4 E2M1 code (low 4 bits used) to its value: 0, 0.5, 1, 1.5, 2, 3, 4, 6 and their negatives. */
+double nvfp4i_e2m1_value(unsigned code);
+
+/* FP8 E4M3 (OCP e4m3fn: bias 7, subnormals, no inf, 0x7F/0xFF NaN) to its value. */
+double nvfp4i_e4m3_value(unsigned code);
+
+/* The element at (row, kk) of one batch of packed data: even k in the low nibble. */
+unsigned nvfp4i_e2m1_code_at(const uint8_t *data, int64_t ld, int64_t row, int64_t kk);
+
+/* Byte offset of the scale of (row, block) within one batch of scales; block = k index / 16. */
+int64_t nvfp4i_sf_offset(nvfp4_sf_layout layout, int64_t sf_ld, int64_t k, int64_t row, int64_t block);
+
+/* Bytes one batch of scales spans (for LINEAR: up to the last row's last block; BLOCKED: whole tiles). */
+int64_t nvfp4i_sf_batch_bytes(nvfp4_sf_layout layout, int64_t sf_ld, int64_t rows, int64_t k);
+
+/* Round-to-nearest-even encodings from double (overflow to +-inf, NaN to a quiet NaN) and decodings. */
+uint16_t nvfp4i_f16_from_double(double v);
+uint16_t nvfp4i_bf16_from_double(double v);
+double nvfp4i_f16_value(uint16_t bits);
+double nvfp4i_bf16_value(uint16_t bits);
+
+#endif

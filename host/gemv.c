@@ -1,0 +1,88 @@
+/* nvfp4_gemv: validate -> launch shape -> one launch of nvfp4_gemv_sm90a (ptx/sm90a/gemv.ptx). */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "launch.h"
+#include "validate.h"
+
+enum {
+  GEMV_THREADS = 256,
+  GEMV_WARPS = GEMV_THREADS / 32,
+  GEMV_ROWS_PER_GROUP = 4,
+  GEMV_MAX_SLICE_CHUNKS = 512, /* 16384 elements of x per shared-memory pass: 20 KB */
+  GEMV_SMEM_PER_CHUNK = 40,    /* 32 decoded bytes + 2 f32 scales */
+  GEMV_MAX_BATCH = 65535,      /* grid.y */
+};
+
+/* Where the scales of (row, chunk) live, in the form the kernel computes them:
+ * row offset = (r/128)*step128 + ((r%128)/32)*step32 + (r%32)*step1, chunk pair c/2 at (c/2)*pair_step. */
+typedef struct sf_steps {
+  uint64_t step128, step32, step1;
+  uint32_t pair_step;
+} sf_steps;
+
+static sf_steps scale_steps(const nvfp4_tensor *t) {
+  if (t->sf_layout == NVFP4_SF_LINEAR)
+    return (sf_steps){(uint64_t)t->sf_ld * 128, (uint64_t)t->sf_ld * 32, (uint64_t)t->sf_ld, 4};
+  return (sf_steps){(uint64_t)((t->k / 16 + 3) / 4) * 512, 4, 16, 512};
+}
+
+static nvfp4_status validate(const nvfp4_handle *h, const nvfp4_tensor *a, const nvfp4_tensor *x,
+                             const nvfp4_output *y) {
+  const nvfp4_status bad = NVFP4_STATUS_INVALID_VALUE;
+  if (h == NULL) return nvfp4i_fail(bad, "h is NULL");
+  if (a == NULL) return nvfp4i_fail(bad, "a is NULL");
+  if (x == NULL) return nvfp4i_fail(bad, "x is NULL");
+  if (y == NULL) return nvfp4i_fail(bad, "y is NULL");
+  nvfp4_status status = nvfp4i_validate_tensor("a", a, 1);
+  if (status == NVFP4_STATUS_SUCCESS) status = nvfp4i_validate_tensor("x", x, 1);
+  if (status != NVFP4_STATUS_SUCCESS) return status;
+  if (x->rows != 1) return nvfp4i_fail(bad, "x.rows = %lld: must be 1", (long long)x->rows);
+  if (x->k != a->k)
+    return nvfp4i_fail(bad, "x.k = %lld: must equal a.k = %lld", (long long)x->k, (long long)a->k);
+  if (x->batch != a->batch)
+    return nvfp4i_fail(bad, "x.batch = %lld: must equal a.batch = %lld", (long long)x->batch,
+                       (long long)a->batch);
+  status = nvfp4i_validate_output("y", y, a->rows, 1, a->batch);
+  if (status != NVFP4_STATUS_SUCCESS) return status;
+  if (a->batch > GEMV_MAX_BATCH)
+    return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "a.batch = %lld: at most %d batches per call",
+                       (long long)a->batch, GEMV_MAX_BATCH);
+  status = nvfp4i_validate_vector_alignment("a", a);
+  if (status == NVFP4_STATUS_SUCCESS) status = nvfp4i_validate_vector_alignment("x", x);
+  return status;
+}
+
+NVFP4_API nvfp4_status nvfp4_gemv(nvfp4_handle *h, const nvfp4_tensor *a, const nvfp4_tensor *x,
+                                  const nvfp4_output *y, float alpha, CUstream stream) {
+  nvfp4i_clear_error();
+  nvfp4_status status = validate(h, a, x, y);
+  if (status != NVFP4_STATUS_SUCCESS) return status;
+
+  uint32_t chunks_per_row = (uint32_t)(a->k / 32);
+  uint32_t lanes_log2 = 1; /* lanes per row: the power of two in [2, 32] nearest above chunks_per_row */
+  while (lanes_log2 < 5 && (1u << lanes_log2) < chunks_per_row) lanes_log2++;
+  uint32_t rows_per_cta = GEMV_WARPS * (32u >> lanes_log2) * GEMV_ROWS_PER_GROUP;
+  uint32_t slice_chunks = (chunks_per_row + 31) / 32 * 32;
+  if (slice_chunks > GEMV_MAX_SLICE_CHUNKS) slice_chunks = GEMV_MAX_SLICE_CHUNKS;
+
+  sf_steps as = scale_steps(a), xs = scale_steps(x);
+  uint64_t a_data = (uintptr_t)a->data, a_sf = (uintptr_t)a->scales;
+  uint64_t x_data = (uintptr_t)x->data, x_sf = (uintptr_t)x->scales, y_data = (uintptr_t)y->data;
+  uint64_t a_ld = (uint64_t)a->ld, a_bs = (uint64_t)a->batch_stride, a_sfbs = (uint64_t)a->sf_batch_stride;
+  uint64_t x_bs = (uint64_t)x->batch_stride, x_sfbs = (uint64_t)x->sf_batch_stride;
+  uint64_t y_ld = (uint64_t)y->ld, y_bs = (uint64_t)y->batch_stride;
+  uint32_t m = (uint32_t)a->rows, y_dtype = (uint32_t)y->dtype;
+  void *params[] = {&a_data,         &a_sf,        &x_data,       &x_sf,         &y_data,   &a_ld,
+                    &a_bs,           &a_sfbs,      &as.step128,   &as.step32,    &as.step1, &x_bs,
+                    &x_sfbs,         &y_ld,        &y_bs,         &m,            &chunks_per_row,
+                    &as.pair_step,   &xs.pair_step, &lanes_log2,  &slice_chunks, &y_dtype,  &alpha};
+  nvfp4i_launch launch = {
+      .grid = {(m + rows_per_cta - 1) / rows_per_cta, (unsigned)a->batch, 1},
+      .block = {GEMV_THREADS, 1, 1},
+      .dynamic_smem = slice_chunks * GEMV_SMEM_PER_CHUNK,
+      .params = params,
+  };
+  return nvfp4i_launch_kernel(h, NVFP4I_KERNEL_GEMV, &launch, stream);
+}

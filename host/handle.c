@@ -1,0 +1,103 @@
+/* nvfp4_create / nvfp4_destroy: bind a context, load every kernel up front, release in reverse order. */
+#include "handle.h"
+
+#include <stdlib.h>
+
+#include "error.h"
+#include "module.h"
+
+nvfp4_status nvfp4i_context_enter(const nvfp4_handle *h, int *pushed) {
+  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
+  CUcontext current = NULL;
+  *pushed = 0;
+  CUresult r = cu->cuCtxGetCurrent(&current);
+  if (r != CUDA_SUCCESS) return nvfp4i_cuda_fail(r, "cuCtxGetCurrent");
+  if (current == h->ctx) return NVFP4_STATUS_SUCCESS;
+  r = cu->cuCtxPushCurrent(h->ctx);
+  if (r != CUDA_SUCCESS) return nvfp4i_cuda_fail(r, "cuCtxPushCurrent");
+  *pushed = 1;
+  return NVFP4_STATUS_SUCCESS;
+}
+
+void nvfp4i_context_leave(int pushed) {
+  CUcontext popped;
+  if (pushed) nvfp4i_cuda()->cuCtxPopCurrent(&popped);
+}
+
+/* Chooses the context: the thread's current one, or device 0's primary context (retained). */
+static nvfp4_status bind_context(nvfp4_handle *h) {
+  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
+  nvfp4_status status = NVFP4_STATUS_SUCCESS;
+  NVFP4_CU_TRY(cu->cuCtxGetCurrent(&h->ctx), status, out);
+  if (h->ctx != NULL) {
+    NVFP4_CU_TRY(cu->cuCtxGetDevice(&h->device), status, out);
+    return NVFP4_STATUS_SUCCESS;
+  }
+  int count = 0;
+  NVFP4_CU_TRY(cu->cuDeviceGetCount(&count), status, out);
+  if (count == 0) return nvfp4i_fail(NVFP4_STATUS_NO_DEVICE, "no CUDA device is visible");
+  NVFP4_CU_TRY(cu->cuDeviceGet(&h->device, 0), status, out);
+  NVFP4_CU_TRY(cu->cuDevicePrimaryCtxRetain(&h->ctx, h->device), status, out);
+  h->retained_primary = 1;
+out:
+  return status;
+}
+
+static nvfp4_status read_device_attributes(nvfp4_handle *h) {
+  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
+  nvfp4_status status = NVFP4_STATUS_SUCCESS;
+  NVFP4_CU_TRY(cu->cuDeviceGetAttribute(&h->cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, h->device),
+               status, out);
+  NVFP4_CU_TRY(cu->cuDeviceGetAttribute(&h->cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, h->device),
+               status, out);
+  NVFP4_CU_TRY(cu->cuDeviceGetAttribute(&h->sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, h->device),
+               status, out);
+out:
+  return status;
+}
+
+NVFP4_API nvfp4_status nvfp4_create(nvfp4_handle **out) {
+  nvfp4i_clear_error();
+  if (out == NULL) return nvfp4i_fail(NVFP4_STATUS_INVALID_VALUE, "out is NULL");
+  *out = NULL;
+  nvfp4_status status = nvfp4i_cuda_load();
+  if (status != NVFP4_STATUS_SUCCESS) return status;
+  nvfp4_handle *h = calloc(1, sizeof *h);
+  if (h == NULL) return nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "no host memory for a handle");
+  int pushed = 0;
+  status = bind_context(h);
+  if (status != NVFP4_STATUS_SUCCESS) goto free_handle;
+  status = nvfp4i_context_enter(h, &pushed);
+  if (status != NVFP4_STATUS_SUCCESS) goto release_context;
+  status = read_device_attributes(h);
+  if (status != NVFP4_STATUS_SUCCESS) goto leave_context;
+  status = nvfp4i_module_load(h);
+  if (status != NVFP4_STATUS_SUCCESS) goto leave_context;
+  nvfp4i_context_leave(pushed);
+  *out = h;
+  return NVFP4_STATUS_SUCCESS;
+
+leave_context:
+  nvfp4i_context_leave(pushed);
+release_context:
+  if (h->retained_primary) nvfp4i_cuda()->cuDevicePrimaryCtxRelease(h->device);
+free_handle:
+  free(h);
+  return status;
+}
+
+NVFP4_API nvfp4_status nvfp4_destroy(nvfp4_handle *h) {
+  nvfp4i_clear_error();
+  if (h == NULL) return NVFP4_STATUS_SUCCESS;
+  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
+  int pushed = 0;
+  nvfp4_status status = nvfp4i_context_enter(h, &pushed);
+  if (status == NVFP4_STATUS_SUCCESS) {
+    CUresult r = cu->cuModuleUnload(h->module);
+    if (r != CUDA_SUCCESS) status = nvfp4i_cuda_fail(r, "cuModuleUnload");
+    nvfp4i_context_leave(pushed);
+  }
+  if (h->retained_primary) cu->cuDevicePrimaryCtxRelease(h->device);
+  free(h);
+  return status;
+}

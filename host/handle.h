@@ -1,0 +1,30 @@
+/* The handle: one CUDA context, the loaded module and every kernel, fixed at nvfp4_create. */
+#ifndef NVFP4_HOST_HANDLE_H
+#define NVFP4_HOST_HANDLE_H
+
+#include "cuda_driver.h"
+#include "kernels.h"
+
+typedef struct nvfp4i_kernel {
+  CUfunction fn;
+  int registers;      /* per thread, as loaded */
+  int local_bytes;    /* per thread; non-zero means spills */
+  int static_smem;    /* bytes */
+} nvfp4i_kernel;
+
+struct nvfp4_handle {
+  CUcontext ctx;
+  CUdevice device;
+  int retained_primary; /* ctx is device 0's primary context, retained by nvfp4_create */
+  int sm_count;
+  int cc_major, cc_minor;
+  char image_source[256]; /* "embedded" or the NVFP4_FATBIN path */
+  CUmodule module;
+  nvfp4i_kernel kernels[NVFP4I_KERNEL_COUNT];
+};
+
+/* Makes h->ctx current on this thread if it is not; *pushed says whether nvfp4i_context_leave must pop. */
+nvfp4_status nvfp4i_context_enter(const nvfp4_handle *h, int *pushed);
+void nvfp4i_context_leave(int pushed);
+
+#endif

@@ -1,0 +1,26 @@
+#include "launch.h"
+
+#include "error.h"
+
+nvfp4_status nvfp4i_launch_kernel(const nvfp4_handle *h, nvfp4i_kernel_id id, const nvfp4i_launch *launch,
+                                  CUstream stream) {
+  CUlaunchConfig config = {
+      .gridDimX = launch->grid[0],
+      .gridDimY = launch->grid[1],
+      .gridDimZ = launch->grid[2],
+      .blockDimX = launch->block[0],
+      .blockDimY = launch->block[1],
+      .blockDimZ = launch->block[2],
+      .sharedMemBytes = launch->dynamic_smem,
+      .hStream = stream,
+      .attrs = NULL,
+      .numAttrs = 0,
+  };
+  int pushed;
+  nvfp4_status status = nvfp4i_context_enter(h, &pushed);
+  if (status != NVFP4_STATUS_SUCCESS) return status;
+  CUresult r = nvfp4i_cuda()->cuLaunchKernelEx(&config, h->kernels[id].fn, launch->params, NULL);
+  if (r != CUDA_SUCCESS) status = nvfp4i_cuda_fail(r, nvfp4i_kernel_name(id));
+  nvfp4i_context_leave(pushed);
+  return status;
+}

@@ -1,0 +1,30 @@
+/* Float64 CPU reference of every operation (SPEC §4), and the accuracy bar the GPU results must meet. */
+#ifndef NVFP4_HOST_REFERENCE_H
+#define NVFP4_HOST_REFERENCE_H
+
+#include <stdint.h>
+
+#include "nvfp4.h"
+
+/* Decodes row `row` of batch `batch` of t (whose data and scales are HOST pointers) into k doubles. */
+void nvfp4i_decode_row(const nvfp4_tensor *t, int64_t batch, int64_t row, double *out);
+
+/* ref = alpha * sum_k a[k]*b[k] and mag = |alpha| * sum_k |a[k]*b[k]|, in float64. */
+void nvfp4i_dot(const double *a, const double *b, int64_t k, double alpha, double *ref, double *mag);
+
+/* GEMV on host copies: ref[l*M + m], mag[l*M + m] for every row m and batch l. */
+void nvfp4i_reference_gemv(const nvfp4_tensor *a, const nvfp4_tensor *x, double alpha, double *ref, double *mag);
+
+/* One element C[m, n] = alpha * sum_k A[m, k] * B[n, k] of a GEMM on host copies. */
+void nvfp4i_reference_gemm_element(const nvfp4_tensor *a, const nvfp4_tensor *b, int64_t m, int64_t n,
+                                   double alpha, double *ref, double *mag);
+
+/* The SPEC §4 bar: |out - ref| <= rel*|ref| + 2^-16*mag (rel = 2^-10 f16, 2^-8 bf16, 2^-20 f32), NaN
+ * exactly where ref is NaN, and an infinity only where ref rounds to one. Returns 1 when out passes;
+ * *ratio is |out - ref| / tolerance (0 for an exact match, INFINITY for a NaN or infinity mismatch). */
+int nvfp4i_check_value(nvfp4_dtype dtype, double out, double ref, double mag, double *ratio);
+
+/* Reads element i of a device-format output buffer copied to the host, as a double. */
+double nvfp4i_output_value(nvfp4_dtype dtype, const void *buffer, int64_t i);
+
+#endif

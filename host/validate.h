@@ -1,0 +1,23 @@
+/* Argument checks shared by every operation: each failure names the field (e.g. "a[3].ld") and nothing
+ * has been launched when one is reported. */
+#ifndef NVFP4_HOST_VALIDATE_H
+#define NVFP4_HOST_VALIDATE_H
+
+#include "nvfp4.h"
+
+/* Checks one NVFP4 operand. `name` is how the message names it ("a", "b[2]"). min_rows is 1, or 0 where an
+ * empty operand is valid. K must be a positive multiple of 32 (NOT_SUPPORTED otherwise). */
+nvfp4_status nvfp4i_validate_tensor(const char *name, const nvfp4_tensor *t, int64_t min_rows);
+
+/* Checks a dense output of rows x cols per batch: pointer, dtype, element alignment, and that rows and
+ * batches never overlap (the last element of a row comes before the next row starts). */
+nvfp4_status nvfp4i_validate_output(const char *name, const nvfp4_output *o, int64_t rows, int64_t cols,
+                                    int64_t batch);
+
+/* Checks what the 16-byte vector loads of the kernels need: data base, ld and batch_stride multiples of 16. */
+nvfp4_status nvfp4i_validate_vector_alignment(const char *name, const nvfp4_tensor *t);
+
+/* Bytes per element of an output dtype (0 for an invalid one). */
+int nvfp4i_dtype_size(nvfp4_dtype dtype);
+
+#endif

@@ -1,0 +1,178 @@
+/* GEMV on the GPU against the float64 reference under the SPEC section 4 bar, fresh random full-range data
+ * and a poisoned output for every case. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "handle.h"
+#include "suites.h"
+#include "testdata.h"
+#include "verify.h"
+
+#define LIN NVFP4_SF_LINEAR
+#define BLK NVFP4_SF_BLOCKED_128x4
+#define F16 NVFP4_DTYPE_F16
+#define BF16 NVFP4_DTYPE_BF16
+#define F32 NVFP4_DTYPE_F32
+
+/* m, k, l, A layout, x layout, dtype, alpha, A row padding, y ld, NaN row, small (kept by NVFP4_GPU_QUICK) */
+typedef struct gemv_gpu_case {
+  nvfp4i_gemv_case c;
+  int small;
+} gemv_gpu_case;
+
+#define CASE(m, k, l, al, xl, dt, alpha, pad, yld, nan, small) \
+  {{m, k, l, al, xl, dt, alpha, 0, pad, yld, nan}, small}
+
+static const gemv_gpu_case cases[] = {
+    /* GPU MODE's test shapes */
+    CASE(128, 256, 1, LIN, LIN, F16, 1.0f, 0, 1, -1, 1),
+    CASE(128, 1536, 1, BLK, BLK, F16, 1.0f, 0, 1, -1, 1),
+    CASE(128, 3072, 1, LIN, BLK, BF16, 1.0f, 0, 1, -1, 0),
+    CASE(256, 7168, 1, BLK, LIN, F16, 1.0f, 0, 1, -1, 0),
+    CASE(2432, 4608, 2, LIN, LIN, F16, 1.0f, 0, 1, -1, 0),
+    CASE(384, 7168, 2, BLK, BLK, F16, 1.0f, 0, 1, -1, 0),
+    CASE(512, 512, 2, LIN, LIN, F32, 1.0f, 0, 1, -1, 1),
+    CASE(512, 4096, 2, BLK, BLK, BF16, 1.0f, 0, 1, -1, 0),
+    CASE(512, 1536, 2, LIN, BLK, F16, 1.0f, 0, 1, -1, 0),
+    /* GPU MODE's benchmark shapes */
+    CASE(7168, 16384, 1, LIN, LIN, F16, 1.0f, 0, 1, -1, 0),
+    CASE(4096, 7168, 8, BLK, BLK, F16, 1.0f, 0, 1, -1, 0),
+    CASE(7168, 2048, 4, LIN, LIN, BF16, 1.0f, 0, 1, -1, 0),
+    /* tails in M, short and odd K, many batches */
+    CASE(1, 256, 1, LIN, LIN, F16, 1.0f, 0, 1, -1, 1),
+    CASE(7, 1056, 3, BLK, BLK, F16, 1.0f, 0, 1, -1, 1),
+    CASE(129, 1056, 1, LIN, LIN, F32, 1.0f, 0, 1, -1, 1),
+    CASE(1000, 640, 5, BLK, LIN, BF16, 1.0f, 0, 1, -1, 0),
+    CASE(300, 32, 8, LIN, LIN, F16, 1.0f, 0, 1, -1, 1),
+    CASE(33, 32, 1, BLK, BLK, F32, 1.0f, 0, 1, -1, 1),
+    CASE(1, 16384, 2, LIN, LIN, F32, 1.0f, 0, 1, -1, 0),
+    CASE(65, 96, 8, BLK, BLK, F16, 1.0f, 0, 1, -1, 1),
+    /* K longer than one shared-memory slice of x (16384) */
+    CASE(200, 20480, 1, LIN, LIN, F32, 1.0f, 0, 1, -1, 0),
+    CASE(77, 33888, 2, BLK, BLK, F16, 1.0f, 0, 1, -1, 0),
+    /* strided A and y, alpha */
+    CASE(257, 2048, 2, LIN, LIN, F16, 0.5f, 48, 3, -1, 1),
+    CASE(130, 4096, 3, BLK, LIN, BF16, -2.5f, 16, 2, -1, 0),
+    CASE(1000, 512, 1, LIN, BLK, F32, 0.3333333f, 16, 5, -1, 1),
+    /* a NaN scale turns exactly its row into NaN */
+    CASE(100, 1024, 1, LIN, LIN, F16, 1.0f, 0, 1, 37, 1),
+    CASE(300, 2048, 2, BLK, BLK, BF16, 1.0f, 0, 1, 258, 0),
+};
+enum { CASE_COUNT = sizeof cases / sizeof cases[0] };
+
+/* The cases this run checks: all, or with NVFP4_GPU_QUICK=1 only the small ones (compute-sanitizer runs). */
+static int selected[CASE_COUNT], selected_count;
+
+static void select_cases(void) {
+  const char *q = getenv("NVFP4_GPU_QUICK");
+  int quick = q != NULL && q[0] == '1';
+  selected_count = 0;
+  for (int i = 0; i < CASE_COUNT; i++)
+    if (!quick || cases[i].small) selected[selected_count++] = i;
+}
+
+START_TEST(gemv_matches_reference) {
+  nvfp4i_gemv_case c = cases[selected[_i]].c;
+  c.seed = 0x5EED0000u + (uint64_t)_i * 7919u + (uint64_t)time(NULL); /* fresh data every run */
+  nvfp4i_verdict v;
+  int pass = nvfp4i_verify_gemv(gpu_handle, &c, &v);
+  ck_assert_msg(pass,
+                "gemv m=%lld k=%lld l=%lld a_layout=%d x_layout=%d dtype=%d alpha=%g seed=%llu: status %s (%s), "
+                "%lld/%lld outside the bar, %lld stray writes, worst %s",
+                (long long)c.m, (long long)c.k, (long long)c.l, c.a_layout, c.x_layout, c.dtype, c.alpha,
+                (unsigned long long)c.seed, nvfp4_status_string(v.status), nvfp4_last_error(), (long long)v.failures,
+                (long long)v.checked, (long long)v.clobbered, v.detail);
+}
+END_TEST
+
+/* Replaying a captured graph gives the same bits as a direct launch. */
+START_TEST(gemv_graph_replay_matches_direct_launch) {
+  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
+  nvfp4i_rng rng = {(uint64_t)time(NULL)};
+  nvfp4i_operand a, x;
+  ck_assert_int_eq(nvfp4i_operand_create(&a, 777, 4096, 2, BLK, 0, &rng), NVFP4_STATUS_SUCCESS);
+  ck_assert_int_eq(nvfp4i_operand_create(&x, 1, 4096, 2, LIN, 0, &rng), NVFP4_STATUS_SUCCESS);
+  size_t bytes = 777 * 2 * sizeof(uint16_t);
+  CUdeviceptr direct, replayed;
+  CUstream stream;
+  CUgraph graph;
+  CUgraphExec exec;
+  ck_assert_int_eq(cu->cuMemAlloc(&direct, bytes), CUDA_SUCCESS);
+  ck_assert_int_eq(cu->cuMemAlloc(&replayed, bytes), CUDA_SUCCESS);
+  ck_assert_int_eq(cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+  nvfp4_output y_direct = {(void *)(uintptr_t)direct, 1, 777, F16};
+  nvfp4_output y_replayed = {(void *)(uintptr_t)replayed, 1, 777, F16};
+  ck_assert_int_eq(nvfp4_gemv(gpu_handle, &a.dev, &x.dev, &y_direct, 1.5f, stream), NVFP4_STATUS_SUCCESS);
+  ck_assert_int_eq(cu->cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), CUDA_SUCCESS);
+  ck_assert_int_eq(nvfp4_gemv(gpu_handle, &a.dev, &x.dev, &y_replayed, 1.5f, stream), NVFP4_STATUS_SUCCESS);
+  ck_assert_int_eq(cu->cuStreamEndCapture(stream, &graph), CUDA_SUCCESS);
+  ck_assert_int_eq(cu->cuGraphInstantiateWithFlags(&exec, graph, 0), CUDA_SUCCESS);
+  uint16_t *want = malloc(bytes), *got = malloc(bytes);
+  for (int replay = 0; replay < 3; replay++) {
+    ck_assert_int_eq(cu->cuMemsetD8(replayed, 0xFF, bytes), CUDA_SUCCESS);
+    ck_assert_int_eq(cu->cuGraphLaunch(exec, stream), CUDA_SUCCESS);
+    ck_assert_int_eq(cu->cuStreamSynchronize(stream), CUDA_SUCCESS);
+    ck_assert_int_eq(cu->cuMemcpyDtoH(want, direct, bytes), CUDA_SUCCESS);
+    ck_assert_int_eq(cu->cuMemcpyDtoH(got, replayed, bytes), CUDA_SUCCESS);
+    ck_assert_msg(memcmp(want, got, bytes) == 0, "replay %d differs from the direct launch", replay);
+  }
+  free(want);
+  free(got);
+  cu->cuGraphExecDestroy(exec);
+  cu->cuGraphDestroy(graph);
+  cu->cuStreamDestroy(stream);
+  cu->cuMemFree(direct);
+  cu->cuMemFree(replayed);
+  nvfp4i_operand_destroy(&a);
+  nvfp4i_operand_destroy(&x);
+}
+END_TEST
+
+/* Several host threads on one handle, each with its own data. */
+typedef struct thread_job {
+  nvfp4i_gemv_case c;
+  nvfp4i_verdict v;
+  int pass;
+} thread_job;
+
+static void *run_job(void *arg) {
+  thread_job *job = arg;
+  nvfp4i_cuda()->cuCtxSetCurrent(gpu_handle->ctx);
+  job->pass = nvfp4i_verify_gemv(gpu_handle, &job->c, &job->v);
+  return NULL;
+}
+
+START_TEST(gemv_from_several_threads_on_one_handle) {
+  enum { THREADS = 4 };
+  thread_job jobs[THREADS];
+  pthread_t threads[THREADS];
+  for (int t = 0; t < THREADS; t++) {
+    jobs[t].c = (nvfp4i_gemv_case){300 + 97 * t, 1024 * (t + 1), 1 + t, t % 2 ? BLK : LIN, LIN, (nvfp4_dtype)(t % 3),
+                                   1.0f, (uint64_t)time(NULL) + (uint64_t)t, 0, 1, -1};
+    ck_assert_int_eq(pthread_create(&threads[t], NULL, run_job, &jobs[t]), 0);
+  }
+  for (int t = 0; t < THREADS; t++) pthread_join(threads[t], NULL);
+  for (int t = 0; t < THREADS; t++)
+    ck_assert_msg(jobs[t].pass, "thread %d: status %s, %lld outside the bar, worst %s", t,
+                  nvfp4_status_string(jobs[t].v.status), (long long)jobs[t].v.failures, jobs[t].v.detail);
+}
+END_TEST
+
+Suite *gemv_gpu_suite(void) {
+  Suite *s = suite_create("gemv gpu");
+  TCase *shapes = tcase_create("gemv shapes");
+  tcase_set_tags(shapes, "gpu");
+  tcase_set_timeout(shapes, 600);
+  select_cases();
+  tcase_add_loop_test(shapes, gemv_matches_reference, 0, selected_count);
+  suite_add_tcase(s, shapes);
+  TCase *usage = tcase_create("gemv graphs and threads");
+  tcase_set_tags(usage, "gpu");
+  tcase_set_timeout(usage, 120);
+  tcase_add_test(usage, gemv_graph_replay_matches_direct_launch);
+  tcase_add_test(usage, gemv_from_several_threads_on_one_handle);
+  suite_add_tcase(s, usage);
+  return s;
+}

@@ -1,0 +1,29 @@
+/* Runs the GPU suites in this process (CUDA does not survive fork). Without a usable GPU it fails: a GPU
+ * suite that could not run has not passed. NVFP4_GPU_QUICK=1 keeps only the small cases (for
+ * compute-sanitizer runs). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "handle.h"
+#include "suites.h"
+
+nvfp4_handle *gpu_handle;
+
+int main(void) {
+  nvfp4_status s = nvfp4_create(&gpu_handle);
+  if (s != NVFP4_STATUS_SUCCESS) {
+    fprintf(stderr, "gpu_tests: no GPU to test on: %s: %s\n", nvfp4_status_string(s), nvfp4_last_error());
+    return EXIT_FAILURE;
+  }
+  if (nvfp4i_cuda()->cuCtxSetCurrent(gpu_handle->ctx) != CUDA_SUCCESS) {
+    fprintf(stderr, "gpu_tests: cannot make the handle's context current\n");
+    return EXIT_FAILURE;
+  }
+  SRunner *runner = srunner_create(gemv_gpu_suite());
+  srunner_set_fork_status(runner, CK_NOFORK);
+  srunner_run_all(runner, CK_NORMAL);
+  int failed = srunner_ntests_failed(runner);
+  srunner_free(runner);
+  nvfp4_destroy(gpu_handle);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

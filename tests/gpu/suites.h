@@ -1,0 +1,13 @@
+/* The GPU suites: they share one handle, created by tests/gpu/main.c, whose context is current. */
+#ifndef NVFP4_TESTS_GPU_SUITES_H
+#define NVFP4_TESTS_GPU_SUITES_H
+
+#include <check.h>
+
+#include "nvfp4.h"
+
+extern nvfp4_handle *gpu_handle;
+
+Suite *gemv_gpu_suite(void);
+
+#endif

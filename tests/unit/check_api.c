@@ -1,0 +1,233 @@
+/* The public API without a GPU: status strings, version, clean failure with no driver, and every
+ * validation path of both operations (right status, the field named, nothing written). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "handle.h"
+#include "suites.h"
+
+START_TEST(status_strings_are_never_null) {
+  for (int s = -1; s <= 7; s++) ck_assert_ptr_nonnull(nvfp4_status_string((nvfp4_status)s));
+  ck_assert_str_eq(nvfp4_status_string(NVFP4_STATUS_SUCCESS), "success");
+  ck_assert_str_eq(nvfp4_status_string((nvfp4_status)99), "unknown status");
+  ck_assert_uint_eq(nvfp4_version(), NVFP4_VERSION_NUMBER);
+}
+END_TEST
+
+START_TEST(no_driver_fails_cleanly) {
+  setenv("NVFP4_LIBCUDA", "/nonexistent/libcuda.so.1", 1); /* this forked test's first driver load */
+  nvfp4_handle *h = (nvfp4_handle *)&h;
+  ck_assert_int_eq(nvfp4_create(&h), NVFP4_STATUS_NO_DRIVER);
+  ck_assert_ptr_null(h);
+  ck_assert_msg(strstr(nvfp4_last_error(), "/nonexistent/libcuda.so.1") != NULL, "message: %s",
+                nvfp4_last_error());
+  ck_assert_int_eq(nvfp4_create(&h), NVFP4_STATUS_NO_DRIVER); /* and again, from the remembered outcome */
+}
+END_TEST
+
+START_TEST(create_and_destroy_take_null) {
+  ck_assert_int_eq(nvfp4_create(NULL), NVFP4_STATUS_INVALID_VALUE);
+  ck_assert_int_eq(nvfp4_destroy(NULL), NVFP4_STATUS_SUCCESS);
+}
+END_TEST
+
+/* A valid GEMV call over fake device pointers (never dereferenced: every case fails validation first). */
+enum { M = 100, K = 256, L = 2, Y_ELEMS = M * L };
+static _Alignas(16) uint8_t fake_a[16], fake_x[16], fake_sf[16];
+static uint16_t y_buffer[Y_ELEMS];
+static nvfp4_handle fake_handle;
+
+typedef struct gemv_args {
+  nvfp4_handle *h;
+  nvfp4_tensor a, x;
+  nvfp4_output y;
+  int null_a, null_x, null_y;
+} gemv_args;
+
+static gemv_args valid_gemv(void) {
+  gemv_args g = {&fake_handle,
+                 {fake_a, fake_sf, M, K, L, K / 2, M * K / 2, K / 16, M * K / 16, NVFP4_SF_LINEAR},
+                 {fake_x, fake_sf, 1, K, L, K / 2, K / 2, K / 16, K / 16, NVFP4_SF_BLOCKED_128x4},
+                 {y_buffer, 1, M, NVFP4_DTYPE_F16},
+                 0, 0, 0};
+  return g;
+}
+
+typedef struct gemv_case {
+  const char *what;
+  void (*edit)(gemv_args *);
+  nvfp4_status expected;
+  const char *message; /* must appear in nvfp4_last_error() */
+} gemv_case;
+
+#define EDIT(name, body) \
+  static void name(gemv_args *g) { body; }
+EDIT(no_handle, g->h = NULL)
+EDIT(no_a, g->null_a = 1)
+EDIT(no_x, g->null_x = 1)
+EDIT(no_y, g->null_y = 1)
+EDIT(a_data_null, g->a.data = NULL)
+EDIT(a_scales_null, g->a.scales = NULL)
+EDIT(a_rows_zero, g->a.rows = 0)
+EDIT(a_rows_negative, g->a.rows = -3)
+EDIT(a_k_zero, g->a.k = 0)
+EDIT(a_k_not_32, g->a.k = g->x.k = 48)
+EDIT(a_batch_zero, g->a.batch = 0)
+EDIT(a_ld_small, g->a.ld = K / 2 - 16)
+EDIT(a_batch_stride_negative, g->a.batch_stride = -16)
+EDIT(a_sf_ld_small, g->a.sf_ld = K / 16 - 1)
+EDIT(a_sf_batch_stride_negative, g->a.sf_batch_stride = -1)
+EDIT(a_layout_bad, g->a.sf_layout = (nvfp4_sf_layout)7)
+EDIT(x_rows_two, g->x.rows = 2)
+EDIT(x_k_differs, g->x.k = K + 32; g->x.ld = (K + 32) / 2)
+EDIT(x_batch_differs, g->x.batch = L + 1)
+EDIT(x_scales_null, g->x.scales = NULL)
+EDIT(y_data_null, g->y.data = NULL)
+EDIT(y_dtype_bad, g->y.dtype = (nvfp4_dtype)9)
+EDIT(y_misaligned, g->y.data = (uint8_t *)y_buffer + 1)
+EDIT(y_ld_zero, g->y.ld = 0)
+EDIT(y_batches_overlap, g->y.batch_stride = M - 1)
+EDIT(a_misaligned, g->a.data = fake_a + 8)
+EDIT(a_ld_not_16, g->a.ld = K / 2 + 8)
+EDIT(batch_too_large, g->a.batch = g->x.batch = 70000; g->y.batch_stride = M)
+
+static const gemv_case gemv_cases[] = {
+    {"NULL handle", no_handle, NVFP4_STATUS_INVALID_VALUE, "h is NULL"},
+    {"NULL a", no_a, NVFP4_STATUS_INVALID_VALUE, "a is NULL"},
+    {"NULL x", no_x, NVFP4_STATUS_INVALID_VALUE, "x is NULL"},
+    {"NULL y", no_y, NVFP4_STATUS_INVALID_VALUE, "y is NULL"},
+    {"a.data NULL", a_data_null, NVFP4_STATUS_INVALID_VALUE, "a.data"},
+    {"a.scales NULL", a_scales_null, NVFP4_STATUS_INVALID_VALUE, "a.scales"},
+    {"a.rows 0", a_rows_zero, NVFP4_STATUS_INVALID_VALUE, "a.rows"},
+    {"a.rows < 0", a_rows_negative, NVFP4_STATUS_INVALID_VALUE, "a.rows"},
+    {"a.k 0", a_k_zero, NVFP4_STATUS_INVALID_VALUE, "a.k"},
+    {"a.k not a multiple of 32", a_k_not_32, NVFP4_STATUS_NOT_SUPPORTED, "a.k = 48"},
+    {"a.batch 0", a_batch_zero, NVFP4_STATUS_INVALID_VALUE, "a.batch"},
+    {"a.ld < k/2", a_ld_small, NVFP4_STATUS_INVALID_VALUE, "a.ld"},
+    {"a.batch_stride < 0", a_batch_stride_negative, NVFP4_STATUS_INVALID_VALUE, "a.batch_stride"},
+    {"a.sf_ld < k/16", a_sf_ld_small, NVFP4_STATUS_INVALID_VALUE, "a.sf_ld"},
+    {"a.sf_batch_stride < 0", a_sf_batch_stride_negative, NVFP4_STATUS_INVALID_VALUE, "a.sf_batch_stride"},
+    {"a.sf_layout unknown", a_layout_bad, NVFP4_STATUS_INVALID_VALUE, "a.sf_layout"},
+    {"x.rows 2", x_rows_two, NVFP4_STATUS_INVALID_VALUE, "x.rows"},
+    {"x.k != a.k", x_k_differs, NVFP4_STATUS_INVALID_VALUE, "x.k"},
+    {"x.batch != a.batch", x_batch_differs, NVFP4_STATUS_INVALID_VALUE, "x.batch"},
+    {"x.scales NULL", x_scales_null, NVFP4_STATUS_INVALID_VALUE, "x.scales"},
+    {"y.data NULL", y_data_null, NVFP4_STATUS_INVALID_VALUE, "y.data"},
+    {"y.dtype unknown", y_dtype_bad, NVFP4_STATUS_INVALID_VALUE, "y.dtype"},
+    {"y.data misaligned", y_misaligned, NVFP4_STATUS_INVALID_VALUE, "y.data"},
+    {"y.ld 0", y_ld_zero, NVFP4_STATUS_INVALID_VALUE, "y.ld"},
+    {"y batches overlap", y_batches_overlap, NVFP4_STATUS_INVALID_VALUE, "y.batch_stride"},
+    {"a.data not 16-byte aligned", a_misaligned, NVFP4_STATUS_NOT_SUPPORTED, "a: data"},
+    {"a.ld not a multiple of 16", a_ld_not_16, NVFP4_STATUS_NOT_SUPPORTED, "a: data"},
+    {"more batches than a grid holds", batch_too_large, NVFP4_STATUS_NOT_SUPPORTED, "a.batch"},
+};
+
+static int y_untouched(void) {
+  for (int i = 0; i < Y_ELEMS; i++)
+    if (y_buffer[i] != 0xFFFF) return 0;
+  return 1;
+}
+
+START_TEST(gemv_rejects_bad_arguments) {
+  const gemv_case *c = &gemv_cases[_i];
+  gemv_args g = valid_gemv();
+  memset(y_buffer, 0xFF, sizeof y_buffer);
+  c->edit(&g);
+  nvfp4_status s = nvfp4_gemv(g.h, g.null_a ? NULL : &g.a, g.null_x ? NULL : &g.x, g.null_y ? NULL : &g.y, 1.0f, NULL);
+  ck_assert_msg(s == c->expected, "%s: status %d (%s), expected %d", c->what, s, nvfp4_last_error(), c->expected);
+  ck_assert_msg(strstr(nvfp4_last_error(), c->message) != NULL, "%s: message '%s' lacks '%s'", c->what,
+                nvfp4_last_error(), c->message);
+  ck_assert_msg(y_untouched(), "%s: output written", c->what);
+}
+END_TEST
+
+/* Grouped GEMM: three groups, the middle one broken in one field at a time. */
+enum { G = 3 };
+typedef struct grouped_args {
+  nvfp4_tensor a[G], b[G];
+  nvfp4_output c[G];
+  int num_groups;
+} grouped_args;
+
+static grouped_args valid_grouped(void) {
+  grouped_args g;
+  g.num_groups = G;
+  for (int i = 0; i < G; i++) {
+    g.a[i] = (nvfp4_tensor){fake_a, fake_sf, 64, K, 1, K / 2, 0, K / 16, 0, NVFP4_SF_LINEAR};
+    g.b[i] = (nvfp4_tensor){fake_x, fake_sf, 128, K, 1, K / 2, 0, 0, 0, NVFP4_SF_BLOCKED_128x4};
+    g.c[i] = (nvfp4_output){y_buffer, 128, 0, NVFP4_DTYPE_BF16};
+  }
+  return g;
+}
+
+typedef struct grouped_case {
+  const char *what;
+  void (*edit)(grouped_args *);
+  nvfp4_status expected;
+  const char *message;
+} grouped_case;
+
+#define GEDIT(name, body) \
+  static void name(grouped_args *g) { body; }
+GEDIT(groups_negative, g->num_groups = -1)
+GEDIT(a1_rows_negative, g->a[1].rows = -1)
+GEDIT(b1_k_differs, g->b[1].k = K + 32; g->b[1].ld = (K + 32) / 2)
+GEDIT(a1_k_not_32, g->a[1].k = g->b[1].k = 100)
+GEDIT(b1_data_null, g->b[1].data = NULL)
+GEDIT(a1_batch_two, g->a[1].batch = 2)
+GEDIT(c1_ld_small, g->c[1].ld = 100)
+GEDIT(c1_dtype_bad, g->c[1].dtype = (nvfp4_dtype)5)
+GEDIT(b1_layout_bad, g->b[1].sf_layout = (nvfp4_sf_layout)3)
+
+static const grouped_case grouped_cases[] = {
+    {"num_groups < 0", groups_negative, NVFP4_STATUS_INVALID_VALUE, "num_groups"},
+    {"a[1].rows < 0", a1_rows_negative, NVFP4_STATUS_INVALID_VALUE, "a[1].rows"},
+    {"b[1].k != a[1].k", b1_k_differs, NVFP4_STATUS_INVALID_VALUE, "b[1].k"},
+    {"k not a multiple of 32", a1_k_not_32, NVFP4_STATUS_NOT_SUPPORTED, "a[1].k = 100"},
+    {"b[1].data NULL", b1_data_null, NVFP4_STATUS_INVALID_VALUE, "b[1].data"},
+    {"a[1].batch 2", a1_batch_two, NVFP4_STATUS_INVALID_VALUE, "a[1].batch"},
+    {"c[1].ld < cols", c1_ld_small, NVFP4_STATUS_INVALID_VALUE, "c[1].ld"},
+    {"c[1].dtype unknown", c1_dtype_bad, NVFP4_STATUS_INVALID_VALUE, "c[1].dtype"},
+    {"b[1].sf_layout unknown", b1_layout_bad, NVFP4_STATUS_INVALID_VALUE, "b[1].sf_layout"},
+};
+
+START_TEST(grouped_gemm_rejects_bad_arguments) {
+  const grouped_case *c = &grouped_cases[_i];
+  grouped_args g = valid_grouped();
+  memset(y_buffer, 0xFF, sizeof y_buffer);
+  c->edit(&g);
+  nvfp4_status s = nvfp4_grouped_gemm(&fake_handle, g.num_groups, g.a, g.b, g.c, 1.0f, NULL);
+  ck_assert_msg(s == c->expected, "%s: status %d (%s), expected %d", c->what, s, nvfp4_last_error(), c->expected);
+  ck_assert_msg(strstr(nvfp4_last_error(), c->message) != NULL, "%s: message '%s' lacks '%s'", c->what,
+                nvfp4_last_error(), c->message);
+  ck_assert_msg(y_untouched(), "%s: output written", c->what);
+}
+END_TEST
+
+START_TEST(grouped_gemm_takes_empty_groups_and_null_arrays_for_zero_groups) {
+  grouped_args g = valid_grouped();
+  g.a[1].rows = 0;
+  g.c[1].data = NULL; /* an empty group writes nothing, so needs no output */
+  nvfp4_status s = nvfp4_grouped_gemm(&fake_handle, G, g.a, g.b, g.c, 1.0f, NULL);
+  ck_assert_msg(s != NVFP4_STATUS_INVALID_VALUE, "empty group rejected: %s", nvfp4_last_error());
+  ck_assert_int_eq(nvfp4_grouped_gemm(&fake_handle, 0, NULL, NULL, NULL, 1.0f, NULL), NVFP4_STATUS_NOT_SUPPORTED);
+}
+END_TEST
+
+Suite *api_suite(void) {
+  Suite *s = suite_create("api");
+  TCase *basics = tcase_create("status, version, no driver");
+  tcase_add_test(basics, status_strings_are_never_null);
+  tcase_add_test(basics, no_driver_fails_cleanly);
+  tcase_add_test(basics, create_and_destroy_take_null);
+  suite_add_tcase(s, basics);
+  TCase *gemv = tcase_create("gemv validation");
+  tcase_add_loop_test(gemv, gemv_rejects_bad_arguments, 0, (int)(sizeof gemv_cases / sizeof gemv_cases[0]));
+  suite_add_tcase(s, gemv);
+  TCase *grouped = tcase_create("grouped gemm validation");
+  tcase_add_loop_test(grouped, grouped_gemm_rejects_bad_arguments, 0,
+                      (int)(sizeof grouped_cases / sizeof grouped_cases[0]));
+  tcase_add_test(grouped, grouped_gemm_takes_empty_groups_and_null_arrays_for_zero_groups);
+  suite_add_tcase(s, grouped);
+  return s;
+}

@@ -1,0 +1,111 @@
+/* Codecs against the published tables and independent formulations; the scale layouts' index math. */
+#include <math.h>
+
+#include "format.h"
+#include "suites.h"
+
+START_TEST(e2m1_decodes_all_16_codes) {
+  static const double expected[16] = {0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.0, -0.5, -1, -1.5, -2, -3, -4, -6};
+  for (unsigned c = 0; c < 16; c++) {
+    double v = nvfp4i_e2m1_value(c);
+    ck_assert_msg(v == expected[c] && signbit(v) == signbit(expected[c]), "code %u: got %g, expected %g", c, v,
+                  expected[c]);
+  }
+}
+END_TEST
+
+/* e4m3fn from its definition written another way: sign * 2^(e-7) * (1 + m/8), e = 0 -> 2^-6 * m/8. */
+static double e4m3_by_definition(unsigned code) {
+  int sign = code & 0x80 ? -1 : 1, e = (code >> 3) & 15, m = code & 7;
+  if (e == 15 && m == 7) return NAN;
+  if (e == 0) return sign * pow(2.0, -6) * (m / 8.0);
+  return sign * pow(2.0, e - 7) * (1.0 + m / 8.0);
+}
+
+START_TEST(e4m3_decodes_all_256_codes) {
+  for (unsigned c = 0; c < 256; c++) {
+    double got = nvfp4i_e4m3_value(c), want = e4m3_by_definition(c);
+    if (isnan(want)) ck_assert_msg(isnan(got), "code 0x%02X: got %g, expected NaN", c, got);
+    else ck_assert_msg(got == want, "code 0x%02X: got %.10g, expected %.10g", c, got, want);
+  }
+  ck_assert(nvfp4i_e4m3_value(0x7E) == 448.0);
+  ck_assert(nvfp4i_e4m3_value(0x01) == ldexp(1.0, -9));
+  ck_assert(nvfp4i_e4m3_value(0x38) == 1.0);
+  ck_assert(isnan(nvfp4i_e4m3_value(0x7F)) && isnan(nvfp4i_e4m3_value(0xFF)));
+}
+END_TEST
+
+START_TEST(f16_and_bf16_round_trip_every_pattern) {
+  for (unsigned bits = 0; bits < 65536; bits++) {
+    double f = nvfp4i_f16_value((uint16_t)bits), b = nvfp4i_bf16_value((uint16_t)bits);
+    if (!isnan(f)) ck_assert_msg(nvfp4i_f16_from_double(f) == bits, "f16 0x%04X -> %g -> 0x%04X", bits, f,
+                                 nvfp4i_f16_from_double(f));
+    if (!isnan(b)) ck_assert_msg(nvfp4i_bf16_from_double(b) == bits, "bf16 0x%04X -> %g -> 0x%04X", bits, b,
+                                 nvfp4i_bf16_from_double(b));
+  }
+}
+END_TEST
+
+START_TEST(f16_rounds_to_nearest_even_and_overflows_to_inf) {
+  ck_assert_uint_eq(nvfp4i_f16_from_double(1.0 + ldexp(1.0, -11)), 0x3C00);           /* tie -> even */
+  ck_assert_uint_eq(nvfp4i_f16_from_double(1.0 + 3 * ldexp(1.0, -11)), 0x3C02);       /* tie -> even */
+  ck_assert_uint_eq(nvfp4i_f16_from_double(1.0 + ldexp(1.0, -11) + 1e-9), 0x3C01);    /* above tie */
+  ck_assert_uint_eq(nvfp4i_f16_from_double(65504.0), 0x7BFF);
+  ck_assert_uint_eq(nvfp4i_f16_from_double(65519.0), 0x7BFF);
+  ck_assert_uint_eq(nvfp4i_f16_from_double(65520.0), 0x7C00);                         /* rounds to inf */
+  ck_assert_uint_eq(nvfp4i_f16_from_double(-1e6), 0xFC00);
+  ck_assert_uint_eq(nvfp4i_f16_from_double(ldexp(1.0, -25)), 0x0000);                 /* tie -> 0 */
+  ck_assert_uint_eq(nvfp4i_f16_from_double(ldexp(1.5, -25)), 0x0001);
+  ck_assert_uint_eq(nvfp4i_bf16_from_double(1.0 + ldexp(1.0, -8)), 0x3F80);
+  ck_assert_uint_eq(nvfp4i_bf16_from_double(1.0 + 3 * ldexp(1.0, -8)), 0x3F82);
+}
+END_TEST
+
+START_TEST(linear_offsets_are_row_major) {
+  ck_assert_int_eq(nvfp4i_sf_offset(NVFP4_SF_LINEAR, 70, 1024, 0, 0), 0);
+  ck_assert_int_eq(nvfp4i_sf_offset(NVFP4_SF_LINEAR, 70, 1024, 3, 5), 3 * 70 + 5);
+  ck_assert_int_eq(nvfp4i_sf_batch_bytes(NVFP4_SF_LINEAR, 70, 10, 1024), 9 * 70 + 64);
+}
+END_TEST
+
+/* The blocked layout as cuBLAS builds it: pad to (128 rows, 4 blocks), view (R/128, 128, C/4, 4), put the
+ * 128x4 tiles in row-tile-major order, then each tile's (4, 32, 4) view transposed to (32, 4, 4). Walking
+ * that output in order gives, for every byte, the (row, block) it came from. */
+static void check_blocked_layout(int64_t rows, int64_t k) {
+  int64_t blocks = k / 16, row_tiles = (rows + 127) / 128, block_tiles = (blocks + 3) / 4, offset = 0;
+  for (int64_t rt = 0; rt < row_tiles; rt++)
+    for (int64_t bt = 0; bt < block_tiles; bt++)
+      for (int64_t r32 = 0; r32 < 32; r32++)
+        for (int64_t quarter = 0; quarter < 4; quarter++)
+          for (int64_t b4 = 0; b4 < 4; b4++, offset++) {
+            int64_t row = rt * 128 + quarter * 32 + r32, block = bt * 4 + b4;
+            int64_t got = nvfp4i_sf_offset(NVFP4_SF_BLOCKED_128x4, 0, k, row, block);
+            ck_assert_msg(got == offset, "rows=%lld k=%lld (row %lld, block %lld): offset %lld, expected %lld",
+                          (long long)rows, (long long)k, (long long)row, (long long)block, (long long)got,
+                          (long long)offset);
+          }
+  ck_assert_int_eq(nvfp4i_sf_batch_bytes(NVFP4_SF_BLOCKED_128x4, 0, rows, k), offset);
+}
+
+START_TEST(blocked_offsets_match_the_cublas_construction) {
+  check_blocked_layout(128, 64);
+  check_blocked_layout(129, 1056);
+  check_blocked_layout(7, 32);
+  check_blocked_layout(300, 7168);
+}
+END_TEST
+
+Suite *format_suite(void) {
+  Suite *s = suite_create("format");
+  TCase *codecs = tcase_create("codecs");
+  tcase_add_test(codecs, e2m1_decodes_all_16_codes);
+  tcase_add_test(codecs, e4m3_decodes_all_256_codes);
+  tcase_add_test(codecs, f16_and_bf16_round_trip_every_pattern);
+  tcase_add_test(codecs, f16_rounds_to_nearest_even_and_overflows_to_inf);
+  suite_add_tcase(s, codecs);
+  TCase *layouts = tcase_create("scale layouts");
+  tcase_add_test(layouts, linear_offsets_are_row_major);
+  tcase_add_test(layouts, blocked_offsets_match_the_cublas_construction);
+  suite_add_tcase(s, layouts);
+  return s;
+}

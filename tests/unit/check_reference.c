@@ -1,0 +1,126 @@
+/* The float64 reference on cases computed by hand, and the SPEC section 4 bar it judges results by. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+#include "reference.h"
+#include "suites.h"
+#include "testdata.h"
+
+/* A one-batch operand over caller-owned host buffers, LINEAR scales packed tightly. */
+static nvfp4_tensor host_tensor(const uint8_t *data, const uint8_t *scales, int64_t rows, int64_t k) {
+  nvfp4_tensor t = {data, scales, rows, k, 1, k / 2, rows * k / 2, k / 16, rows * k / 16, NVFP4_SF_LINEAR};
+  return t;
+}
+
+START_TEST(decode_puts_even_k_in_the_low_nibble) {
+  uint8_t data[16], scales[2] = {0x30, 0x40}; /* 0.5, 2 */
+  memset(data, 0xA7, sizeof data);            /* low nibble 7 (6.0), high nibble 0xA (-1.0) */
+  nvfp4_tensor t = host_tensor(data, scales, 1, 32);
+  double row[32];
+  nvfp4i_decode_row(&t, 0, 0, row);
+  ck_assert(row[0] == 3.0 && row[1] == -0.5);   /* block 0: times 0.5 */
+  ck_assert(row[16] == 12.0 && row[17] == -2.0); /* block 1: times 2 */
+}
+END_TEST
+
+START_TEST(gemv_of_hand_computed_rows) {
+  /* Row 0: every element 1.0, scales 1 and 2. Row 1: pairs (6, -1), scales 0.5 and 0.25.
+   * x: pairs (1, 0.5), scales 1 and 1. Per pair: row 0 gives 1.5 (block 1: 3), row 1 gives 5.5. */
+  uint8_t a[32], a_sf[4] = {0x38, 0x40, 0x30, 0x28}, x[16], x_sf[2] = {0x38, 0x38};
+  memset(a, 0x22, 16);
+  memset(a + 16, 0xA7, 16);
+  memset(x, 0x12, sizeof x);
+  nvfp4_tensor at = host_tensor(a, a_sf, 2, 32), xt = host_tensor(x, x_sf, 1, 32);
+  double ref[2], mag[2];
+  nvfp4i_reference_gemv(&at, &xt, 2.0, ref, mag);
+  ck_assert_msg(ref[0] == 2.0 * (8 * 1.5 + 8 * 3.0), "row 0: %g", ref[0]);
+  ck_assert_msg(mag[0] == ref[0], "row 0 magnitude: %g", mag[0]);
+  ck_assert_msg(ref[1] == 2.0 * (8 * 5.5 * 0.5 + 8 * 5.5 * 0.25), "row 1: %g", ref[1]);
+  ck_assert_msg(mag[1] == 2.0 * (8 * 6.5 * 0.5 + 8 * 6.5 * 0.25), "row 1 magnitude: %g", mag[1]);
+}
+END_TEST
+
+START_TEST(nan_scale_makes_its_row_nan) {
+  uint8_t a[32], a_sf[4] = {0x38, 0x7F, 0x38, 0x38}, x[16], x_sf[2] = {0x38, 0x38};
+  memset(a, 0x00, sizeof a); /* zeros: NaN * 0 must still be NaN */
+  memset(x, 0x22, sizeof x);
+  nvfp4_tensor at = host_tensor(a, a_sf, 2, 32), xt = host_tensor(x, x_sf, 1, 32);
+  double ref[2], mag[2];
+  nvfp4i_reference_gemv(&at, &xt, 1.0, ref, mag);
+  ck_assert(isnan(ref[0]));
+  ck_assert(ref[1] == 0.0);
+}
+END_TEST
+
+START_TEST(blocked_and_linear_scales_give_the_same_rows) {
+  enum { ROWS = 130, K = 96, BLOCKS = K / 16 };
+  nvfp4i_rng rng = {42};
+  uint8_t data[ROWS * K / 2], linear[ROWS * BLOCKS];
+  int64_t blocked_bytes = nvfp4i_sf_batch_bytes(NVFP4_SF_BLOCKED_128x4, 0, ROWS, K);
+  uint8_t *blocked = malloc((size_t)blocked_bytes);
+  memset(blocked, 0x7F, (size_t)blocked_bytes); /* NaN padding must never be read */
+  for (int i = 0; i < ROWS * K / 2; i++) data[i] = (uint8_t)nvfp4i_rng_next(&rng);
+  for (int r = 0; r < ROWS; r++)
+    for (int j = 0; j < BLOCKS; j++)
+      blocked[nvfp4i_sf_offset(NVFP4_SF_BLOCKED_128x4, 0, K, r, j)] = linear[r * BLOCKS + j] =
+          nvfp4i_random_scale(&rng);
+  nvfp4_tensor lt = host_tensor(data, linear, ROWS, K), bt = lt;
+  bt.scales = blocked;
+  bt.sf_layout = NVFP4_SF_BLOCKED_128x4;
+  double lrow[K], brow[K];
+  for (int r = 0; r < ROWS; r++) {
+    nvfp4i_decode_row(&lt, 0, r, lrow);
+    nvfp4i_decode_row(&bt, 0, r, brow);
+    ck_assert_msg(memcmp(lrow, brow, sizeof lrow) == 0, "row %d differs", r);
+  }
+  free(blocked);
+}
+END_TEST
+
+START_TEST(bar_accepts_exact_and_rejects_just_outside) {
+  double ratio;
+  ck_assert(nvfp4i_check_value(NVFP4_DTYPE_F16, 100.0, 100.0, 100.0, &ratio) && ratio == 0.0);
+  double tol = ldexp(1.0, -10) * 100.0 + ldexp(1.0, -16) * 200.0;
+  ck_assert(nvfp4i_check_value(NVFP4_DTYPE_F16, 100.0 + tol, 100.0, 200.0, &ratio));
+  ck_assert(!nvfp4i_check_value(NVFP4_DTYPE_F16, 100.0 + 1.01 * tol, 100.0, 200.0, &ratio) && ratio > 1.0);
+  double btol = ldexp(1.0, -8) * 100.0 + ldexp(1.0, -16) * 200.0;
+  ck_assert(nvfp4i_check_value(NVFP4_DTYPE_BF16, 100.0 - btol, 100.0, 200.0, &ratio));
+  ck_assert(!nvfp4i_check_value(NVFP4_DTYPE_F32, 100.0 + 2 * tol, 100.0, 200.0, &ratio));
+}
+END_TEST
+
+START_TEST(bar_wants_nan_exactly_where_the_reference_has_it) {
+  double ratio;
+  ck_assert(nvfp4i_check_value(NVFP4_DTYPE_F16, NAN, NAN, NAN, &ratio));
+  ck_assert(!nvfp4i_check_value(NVFP4_DTYPE_F16, NAN, 1.0, 1.0, &ratio));
+  ck_assert(!nvfp4i_check_value(NVFP4_DTYPE_F16, 1.0, NAN, NAN, &ratio));
+}
+END_TEST
+
+START_TEST(bar_allows_infinity_only_past_the_f16_range) {
+  double ratio;
+  ck_assert(nvfp4i_check_value(NVFP4_DTYPE_F16, INFINITY, 70000.0, 70000.0, &ratio));
+  ck_assert(nvfp4i_check_value(NVFP4_DTYPE_F16, -INFINITY, -65520.0, 65520.0, &ratio));
+  ck_assert(!nvfp4i_check_value(NVFP4_DTYPE_F16, INFINITY, 1000.0, 1000.0, &ratio));
+  ck_assert(!nvfp4i_check_value(NVFP4_DTYPE_F16, -INFINITY, 70000.0, 70000.0, &ratio));
+  ck_assert(!nvfp4i_check_value(NVFP4_DTYPE_BF16, INFINITY, 70000.0, 70000.0, &ratio));
+}
+END_TEST
+
+Suite *reference_suite(void) {
+  Suite *s = suite_create("reference");
+  TCase *ref = tcase_create("float64 reference");
+  tcase_add_test(ref, decode_puts_even_k_in_the_low_nibble);
+  tcase_add_test(ref, gemv_of_hand_computed_rows);
+  tcase_add_test(ref, nan_scale_makes_its_row_nan);
+  tcase_add_test(ref, blocked_and_linear_scales_give_the_same_rows);
+  suite_add_tcase(s, ref);
+  TCase *bar = tcase_create("accuracy bar");
+  tcase_add_test(bar, bar_accepts_exact_and_rejects_just_outside);
+  tcase_add_test(bar, bar_wants_nan_exactly_where_the_reference_has_it);
+  tcase_add_test(bar, bar_allows_infinity_only_past_the_f16_range);
+  suite_add_tcase(s, bar);
+  return s;
+}

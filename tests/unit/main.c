@@ -1,0 +1,15 @@
+/* Runs every CPU suite. Check's own environment variables apply (CK_RUN_SUITE, CK_RUN_CASE, CK_VERBOSITY). */
+#include <stdlib.h>
+
+#include "suites.h"
+
+int main(void) {
+  SRunner *runner = srunner_create(format_suite());
+  srunner_add_suite(runner, reference_suite());
+  srunner_add_suite(runner, api_suite());
+  srunner_add_suite(runner, image_suite());
+  srunner_run_all(runner, CK_NORMAL);
+  int failed = srunner_ntests_failed(runner);
+  srunner_free(runner);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
