@@ -24,10 +24,11 @@ static const char usage_verify_gemv[] =
     "  Defaults: --m 4096 --k 7168 --l 1 --layout linear --dtype f16 --alpha 1 --seed 1\n";
 
 static const char usage_bench[] =
-    "usage: nvfp4 bench [gemv] [--m M --k K --l L | --gpumode] [--iters N] [--csv FILE]\n"
+    "usage: nvfp4 bench [gemv] [--m M --k K --l L | --gpumode | --sweep] [--iters N] [--csv FILE]\n"
     "  Times each launch with CUDA events after flushing L2; prints the median, min and max over N runs\n"
     "  (default 50), the bytes moved per second and their share of the device copy bandwidth measured in\n"
-    "  the same run. Without --m/--k/--l: the GPU MODE benchmark shapes (--gpumode).\n";
+    "  the same run. Without --m/--k/--l: the GPU MODE benchmark shapes (--gpumode). --sweep: M in\n"
+    "  {1, 64, 512, 4096, 16384} x K in {256, 2048, 16384} x L in {1, 8}.\n";
 
 /* Opens a handle and makes its context current, so this program can allocate memory in it. */
 static int open_handle(nvfp4_handle **h) {
@@ -172,6 +173,16 @@ typedef struct gemv_shape {
 
 static const gemv_shape gpumode_gemv_shapes[] = {{7168, 16384, 1}, {4096, 7168, 8}, {7168, 2048, 4}};
 
+enum { SWEEP_COUNT = 5 * 3 * 2 };
+
+static void sweep_shapes(gemv_shape *shapes) {
+  static const int64_t ms[] = {1, 64, 512, 4096, 16384}, ks[] = {256, 2048, 16384}, ls[] = {1, 8};
+  int n = 0;
+  for (int l = 0; l < 2; l++)
+    for (int k = 0; k < 3; k++)
+      for (int m = 0; m < 5; m++) shapes[n++] = (gemv_shape){ms[m], ks[k], ls[l]};
+}
+
 static int cmd_bench(int argc, char **argv) {
   if (wants_help(argc, argv)) {
     printf("%s", usage_bench);
@@ -182,9 +193,10 @@ static int cmd_bench(int argc, char **argv) {
     argv++;
   }
   const char *m = NULL, *k = NULL, *l = "1", *iters = "50", *csv = NULL;
-  option options[] = {{"--m", &m}, {"--k", &k}, {"--l", &l}, {"--iters", &iters}, {"--csv", &csv}, {"--gpumode", NULL}};
-  if (!parse_options(argc, argv, options, 6, usage_bench)) return 2;
-  gemv_shape one;
+  option options[] = {{"--m", &m},         {"--k", &k},           {"--l", &l},          {"--iters", &iters},
+                      {"--csv", &csv},     {"--gpumode", NULL},   {"--sweep", NULL}};
+  if (!parse_options(argc, argv, options, 7, usage_bench)) return 2;
+  gemv_shape one, sweep[SWEEP_COUNT];
   const gemv_shape *shapes = gpumode_gemv_shapes;
   int count = 3;
   int64_t runs;
@@ -198,6 +210,10 @@ static int cmd_bench(int argc, char **argv) {
     if (!parse_int(m, "--m", &one.m) || !parse_int(k, "--k", &one.k) || !parse_int(l, "--l", &one.l)) return 2;
     shapes = &one;
     count = 1;
+  } else if (has_flag(argc, argv, "--sweep")) {
+    sweep_shapes(sweep);
+    shapes = sweep;
+    count = SWEEP_COUNT;
   }
   nvfp4_handle *h;
   if (!open_handle(&h)) return 1;

@@ -8,8 +8,9 @@
 
 enum {
   GEMV_THREADS = 256,
-  GEMV_WARPS = GEMV_THREADS / 32,
   GEMV_ROWS_PER_GROUP = 4,
+  GEMV_MAX_LANES_LOG2 = 8,     /* a group of threads sharing 4 rows spans at most the whole CTA */
+  GEMV_THREADS_PER_SM = 768,   /* 3 CTAs of 256 at 79 registers */
   GEMV_MAX_SLICE_CHUNKS = 512, /* 16384 elements of x per shared-memory pass: 20 KB */
   GEMV_SMEM_PER_CHUNK = 40,    /* 32 decoded bytes + 2 f32 scales */
   GEMV_MAX_BATCH = 65535,      /* grid.y */
@@ -60,10 +61,18 @@ NVFP4_API nvfp4_status nvfp4_gemv(nvfp4_handle *h, const nvfp4_tensor *a, const 
   nvfp4_status status = validate(h, a, x, y);
   if (status != NVFP4_STATUS_SUCCESS) return status;
 
+  /* Threads per 4-row group: enough to cover a row's chunks within a warp (a power of two in [2, 32]);
+   * then wider, splitting K over warps, while the grid is under two waves of threads and every thread
+   * keeps at least two chunks per row (the pipeline keeps two in flight). */
   uint32_t chunks_per_row = (uint32_t)(a->k / 32);
-  uint32_t lanes_log2 = 1; /* lanes per row: the power of two in [2, 32] nearest above chunks_per_row */
+  uint32_t lanes_log2 = 1;
   while (lanes_log2 < 5 && (1u << lanes_log2) < chunks_per_row) lanes_log2++;
-  uint32_t rows_per_cta = GEMV_WARPS * (32u >> lanes_log2) * GEMV_ROWS_PER_GROUP;
+  uint64_t groups = (uint64_t)(a->rows + GEMV_ROWS_PER_GROUP - 1) / GEMV_ROWS_PER_GROUP * (uint64_t)a->batch;
+  uint64_t two_waves = 2ull * (uint64_t)h->sm_count * GEMV_THREADS_PER_SM;
+  while (lanes_log2 < GEMV_MAX_LANES_LOG2 && (groups << lanes_log2) < two_waves &&
+         chunks_per_row >= (4u << lanes_log2))
+    lanes_log2++;
+  uint32_t rows_per_cta = (GEMV_THREADS >> lanes_log2) * GEMV_ROWS_PER_GROUP;
   uint32_t slice_chunks = (chunks_per_row + 31) / 32 * 32;
   if (slice_chunks > GEMV_MAX_SLICE_CHUNKS) slice_chunks = GEMV_MAX_SLICE_CHUNKS;
 
