@@ -9,10 +9,10 @@
 enum {
   GEMV_THREADS = 256,
   GEMV_ROWS_PER_GROUP = 4,
-  GEMV_MAX_LANES_LOG2 = 8,     /* a group of threads sharing 4 rows spans at most the whole CTA */
-  GEMV_THREADS_PER_SM = 768,   /* 3 CTAs of 256 at 79 registers */
-  GEMV_MAX_SLICE_CHUNKS = 512, /* 16384 elements of x per shared-memory pass: 20 KB */
-  GEMV_SMEM_PER_CHUNK = 40,    /* 32 decoded bytes + 2 f32 scales */
+  GEMV_MAX_LANES_LOG2 = 8,   /* a group of threads sharing 4 rows spans at most the whole CTA */
+  GEMV_CTAS_PER_SM = 2,      /* at the kernel's 127 registers */
+  GEMV_SM_SMEM = 228 * 1024, /* shared memory of an sm_90 multiprocessor */
+  GEMV_SMEM_PER_CHUNK = 40,  /* decoded x in shared memory: 32 bytes + 2 f32 scales per 32 elements */
   GEMV_MAX_BATCH = 65535,      /* grid.y */
 };
 
@@ -47,6 +47,9 @@ static nvfp4_status validate(const nvfp4_handle *h, const nvfp4_tensor *a, const
                        (long long)a->batch);
   status = nvfp4i_validate_output("y", y, a->rows, 1, a->batch);
   if (status != NVFP4_STATUS_SUCCESS) return status;
+  if (a->k / 32 * GEMV_SMEM_PER_CHUNK > NVFP4I_GEMV_MAX_DYNAMIC_SMEM)
+    return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "a.k = %lld: GEMV holds x in shared memory, K <= %d",
+                       (long long)a->k, NVFP4I_GEMV_MAX_DYNAMIC_SMEM / GEMV_SMEM_PER_CHUNK * 32);
   if (a->batch > GEMV_MAX_BATCH)
     return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "a.batch = %lld: at most %d batches per call",
                        (long long)a->batch, GEMV_MAX_BATCH);
@@ -62,19 +65,28 @@ NVFP4_API nvfp4_status nvfp4_gemv(nvfp4_handle *h, const nvfp4_tensor *a, const 
   if (status != NVFP4_STATUS_SUCCESS) return status;
 
   /* Threads per 4-row group: enough to cover a row's chunks within a warp (a power of two in [2, 32]);
-   * then wider, splitting K over warps, while the grid is under two waves of threads and every thread
-   * keeps at least two chunks per row (the pipeline keeps two in flight). */
+   * then wider, splitting K over warps, while the groups do not fill the resident threads once and
+   * every thread keeps at least two chunks per row (the pipeline keeps two in flight). */
   uint32_t chunks_per_row = (uint32_t)(a->k / 32);
   uint32_t lanes_log2 = 1;
   while (lanes_log2 < 5 && (1u << lanes_log2) < chunks_per_row) lanes_log2++;
   uint64_t groups = (uint64_t)(a->rows + GEMV_ROWS_PER_GROUP - 1) / GEMV_ROWS_PER_GROUP * (uint64_t)a->batch;
-  uint64_t two_waves = 2ull * (uint64_t)h->sm_count * GEMV_THREADS_PER_SM;
-  while (lanes_log2 < GEMV_MAX_LANES_LOG2 && (groups << lanes_log2) < two_waves &&
+  uint64_t resident = (uint64_t)h->sm_count * GEMV_CTAS_PER_SM * GEMV_THREADS;
+  while (lanes_log2 < GEMV_MAX_LANES_LOG2 && (groups << lanes_log2) < resident &&
          chunks_per_row >= (4u << lanes_log2))
     lanes_log2++;
   uint32_t rows_per_cta = (GEMV_THREADS >> lanes_log2) * GEMV_ROWS_PER_GROUP;
-  uint32_t slice_chunks = (chunks_per_row + 31) / 32 * 32;
-  if (slice_chunks > GEMV_MAX_SLICE_CHUNKS) slice_chunks = GEMV_MAX_SLICE_CHUNKS;
+  uint32_t tiles = (uint32_t)((a->rows + rows_per_cta - 1) / rows_per_cta);
+  uint32_t smem = chunks_per_row * GEMV_SMEM_PER_CHUNK;
+
+  /* Persistent grid: as many CTAs per batch as fit at once, then evened out so that every CTA of a
+   * batch takes the same number of tiles (the last one maybe fewer). */
+  uint32_t ctas_per_sm = GEMV_SM_SMEM / (smem + 1024);
+  if (ctas_per_sm > GEMV_CTAS_PER_SM) ctas_per_sm = GEMV_CTAS_PER_SM;
+  uint64_t per_batch = (uint64_t)h->sm_count * ctas_per_sm / (uint64_t)a->batch;
+  if (per_batch < 1) per_batch = 1;
+  uint32_t tiles_per_cta = (uint32_t)((tiles + per_batch - 1) / per_batch);
+  uint32_t ctas = (tiles + tiles_per_cta - 1) / tiles_per_cta;
 
   sf_steps as = scale_steps(a), xs = scale_steps(x);
   uint64_t a_data = (uintptr_t)a->data, a_sf = (uintptr_t)a->scales;
@@ -86,11 +98,11 @@ NVFP4_API nvfp4_status nvfp4_gemv(nvfp4_handle *h, const nvfp4_tensor *a, const 
   void *params[] = {&a_data,         &a_sf,        &x_data,       &x_sf,         &y_data,   &a_ld,
                     &a_bs,           &a_sfbs,      &as.step128,   &as.step32,    &as.step1, &x_bs,
                     &x_sfbs,         &y_ld,        &y_bs,         &m,            &chunks_per_row,
-                    &as.pair_step,   &xs.pair_step, &lanes_log2,  &slice_chunks, &y_dtype,  &alpha};
+                    &as.pair_step,   &xs.pair_step, &lanes_log2,  &tiles,        &y_dtype,  &alpha};
   nvfp4i_launch launch = {
-      .grid = {(m + rows_per_cta - 1) / rows_per_cta, (unsigned)a->batch, 1},
+      .grid = {ctas, (unsigned)a->batch, 1},
       .block = {GEMV_THREADS, 1, 1},
-      .dynamic_smem = slice_chunks * GEMV_SMEM_PER_CHUNK,
+      .dynamic_smem = smem,
       .params = params,
   };
   return nvfp4i_launch_kernel(h, NVFP4I_KERNEL_GEMV, &launch, stream);

@@ -2,11 +2,14 @@
 #ifndef NVFP4_HOST_KERNELS_H
 #define NVFP4_HOST_KERNELS_H
 
-/* X(id, PTX entry name) */
-#define NVFP4_KERNEL_LIST(X) X(NVFP4I_KERNEL_GEMV, "nvfp4_gemv_sm90a")
+/* Dynamic shared memory a kernel may be launched with beyond the default 48 KB (opted into at create). */
+#define NVFP4I_GEMV_MAX_DYNAMIC_SMEM (227 * 1024 - 256) /* the sm_90 limit less the static 256 bytes */
+
+/* X(id, PTX entry name, largest dynamic shared memory it is launched with) */
+#define NVFP4_KERNEL_LIST(X) X(NVFP4I_KERNEL_GEMV, "nvfp4_gemv_sm90a", NVFP4I_GEMV_MAX_DYNAMIC_SMEM)
 
 typedef enum nvfp4i_kernel_id {
-#define NVFP4_KERNEL_ENUM(id, name) id,
+#define NVFP4_KERNEL_ENUM(id, name, smem) id,
   NVFP4_KERNEL_LIST(NVFP4_KERNEL_ENUM)
 #undef NVFP4_KERNEL_ENUM
   NVFP4I_KERNEL_COUNT

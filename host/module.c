@@ -8,7 +8,7 @@
 
 const char *nvfp4i_kernel_name(nvfp4i_kernel_id id) {
   static const char *const names[] = {
-#define NVFP4_KERNEL_NAME(kid, name) [kid] = name,
+#define NVFP4_KERNEL_NAME(kid, name, smem) [kid] = name,
       NVFP4_KERNEL_LIST(NVFP4_KERNEL_NAME)
 #undef NVFP4_KERNEL_NAME
   };
@@ -44,6 +44,15 @@ close_file:
   return status;
 }
 
+static int max_dynamic_smem(nvfp4i_kernel_id id) {
+  static const int bytes[] = {
+#define NVFP4_KERNEL_SMEM(kid, name, smem) [kid] = smem,
+      NVFP4_KERNEL_LIST(NVFP4_KERNEL_SMEM)
+#undef NVFP4_KERNEL_SMEM
+  };
+  return bytes[id];
+}
+
 static nvfp4_status resolve_kernels(nvfp4_handle *h) {
   const nvfp4i_cuda_table *cu = nvfp4i_cuda();
   for (int id = 0; id < NVFP4I_KERNEL_COUNT; id++) {
@@ -56,6 +65,11 @@ static nvfp4_status resolve_kernels(nvfp4_handle *h) {
     cu->cuFuncGetAttribute(&k->registers, CU_FUNC_ATTRIBUTE_NUM_REGS, k->fn);
     cu->cuFuncGetAttribute(&k->local_bytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, k->fn);
     cu->cuFuncGetAttribute(&k->static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->fn);
+    int smem = max_dynamic_smem((nvfp4i_kernel_id)id);
+    if (smem > 48 * 1024) {
+      r = cu->cuFuncSetAttribute(k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem);
+      if (r != CUDA_SUCCESS) return nvfp4i_cuda_fail(r, name);
+    }
   }
   return NVFP4_STATUS_SUCCESS;
 }

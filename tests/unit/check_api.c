@@ -90,6 +90,7 @@ EDIT(y_batches_overlap, g->y.batch_stride = M - 1)
 EDIT(a_misaligned, g->a.data = fake_a + 8)
 EDIT(a_ld_not_16, g->a.ld = K / 2 + 8)
 EDIT(batch_too_large, g->a.batch = g->x.batch = 70000; g->y.batch_stride = M)
+EDIT(k_beyond_shared_memory, g->a.k = g->x.k = 200000; g->a.ld = g->x.ld = 100000; g->a.sf_ld = 12500)
 
 static const gemv_case gemv_cases[] = {
     {"NULL handle", no_handle, NVFP4_STATUS_INVALID_VALUE, "h is NULL"},
@@ -120,6 +121,7 @@ static const gemv_case gemv_cases[] = {
     {"a.data not 16-byte aligned", a_misaligned, NVFP4_STATUS_NOT_SUPPORTED, "a: data"},
     {"a.ld not a multiple of 16", a_ld_not_16, NVFP4_STATUS_NOT_SUPPORTED, "a: data"},
     {"more batches than a grid holds", batch_too_large, NVFP4_STATUS_NOT_SUPPORTED, "a.batch"},
+    {"x longer than shared memory holds", k_beyond_shared_memory, NVFP4_STATUS_NOT_SUPPORTED, "a.k = 200000"},
 };
 
 static int y_untouched(void) {
