@@ -37,6 +37,7 @@
   X(cuModuleGetFunction, PFN_cuModuleGetFunction_v2000, 2000)          \
   X(cuFuncGetAttribute, PFN_cuFuncGetAttribute_v2020, 2020)            \
   X(cuFuncSetAttribute, PFN_cuFuncSetAttribute_v9000, 9000)            \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor, PFN_cuOccupancyMaxActiveBlocksPerMultiprocessor_v6050, 6050) \
   X(cuLaunchKernelEx, PFN_cuLaunchKernelEx_v11060, 11060)              \
   X(cuTensorMapEncodeTiled, PFN_cuTensorMapEncodeTiled_v12000, 12000)  \
   X(cuMemAlloc, PFN_cuMemAlloc_v3020, 3020)                            \

@@ -7,10 +7,9 @@
 #include "validate.h"
 
 enum {
-  GEMV_THREADS = 256,
+  GEMV_THREADS = NVFP4I_GEMV_THREADS,
   GEMV_ROWS_PER_GROUP = 4,
   GEMV_MAX_LANES_LOG2 = 8,   /* a group of threads sharing 4 rows spans at most the whole CTA */
-  GEMV_CTAS_PER_SM = 2,      /* at the kernel's 127 registers */
   GEMV_SM_SMEM = 228 * 1024, /* shared memory of an sm_90 multiprocessor */
   GEMV_SMEM_PER_CHUNK = 40,  /* decoded x in shared memory: 32 bytes + 2 f32 scales per 32 elements */
   GEMV_MAX_BATCH = 65535,      /* grid.y */
@@ -71,7 +70,8 @@ NVFP4_API nvfp4_status nvfp4_gemv(nvfp4_handle *h, const nvfp4_tensor *a, const 
   uint32_t lanes_log2 = 1;
   while (lanes_log2 < 5 && (1u << lanes_log2) < chunks_per_row) lanes_log2++;
   uint64_t groups = (uint64_t)(a->rows + GEMV_ROWS_PER_GROUP - 1) / GEMV_ROWS_PER_GROUP * (uint64_t)a->batch;
-  uint64_t resident = (uint64_t)h->sm_count * GEMV_CTAS_PER_SM * GEMV_THREADS;
+  uint32_t blocks_per_sm = (uint32_t)h->kernels[NVFP4I_KERNEL_GEMV].blocks_per_sm; /* registers permitting */
+  uint64_t resident = (uint64_t)h->sm_count * blocks_per_sm * GEMV_THREADS;
   while (lanes_log2 < GEMV_MAX_LANES_LOG2 && (groups << lanes_log2) < resident &&
          chunks_per_row >= (4u << lanes_log2))
     lanes_log2++;
@@ -81,8 +81,8 @@ NVFP4_API nvfp4_status nvfp4_gemv(nvfp4_handle *h, const nvfp4_tensor *a, const 
 
   /* Persistent grid: as many CTAs per batch as fit at once, then evened out so that every CTA of a
    * batch takes the same number of tiles (the last one maybe fewer). */
-  uint32_t ctas_per_sm = GEMV_SM_SMEM / (smem + 1024);
-  if (ctas_per_sm > GEMV_CTAS_PER_SM) ctas_per_sm = GEMV_CTAS_PER_SM;
+  uint32_t ctas_per_sm = GEMV_SM_SMEM / (smem + 1024); /* 1 KB per CTA is the driver's reserve */
+  if (ctas_per_sm > blocks_per_sm) ctas_per_sm = blocks_per_sm;
   uint64_t per_batch = (uint64_t)h->sm_count * ctas_per_sm / (uint64_t)a->batch;
   if (per_batch < 1) per_batch = 1;
   uint32_t tiles_per_cta = (uint32_t)((tiles + per_batch - 1) / per_batch);

@@ -10,6 +10,7 @@ typedef struct nvfp4i_kernel {
   int registers;      /* per thread, as loaded */
   int local_bytes;    /* per thread; non-zero means spills */
   int static_smem;    /* bytes */
+  int blocks_per_sm;  /* resident CTAs per SM at the kernel's launch block size, registers permitting */
 } nvfp4i_kernel;
 
 struct nvfp4_handle {

@@ -5,11 +5,13 @@
 /* Dynamic shared memory a kernel may be launched with beyond the default 48 KB (opted into at create). */
 #define NVFP4I_GEMV_MAX_DYNAMIC_SMEM (227 * 1024 - 256) /* the sm_90 limit less the static 256 bytes */
 
-/* X(id, PTX entry name, largest dynamic shared memory it is launched with) */
-#define NVFP4_KERNEL_LIST(X) X(NVFP4I_KERNEL_GEMV, "nvfp4_gemv_sm90a", NVFP4I_GEMV_MAX_DYNAMIC_SMEM)
+#define NVFP4I_GEMV_THREADS 256 /* 8 warps: ptx/sm90a/gemv.ptx's .maxntid */
+
+/* X(id, PTX entry name, threads per CTA it is launched with, largest dynamic shared memory it takes) */
+#define NVFP4_KERNEL_LIST(X) X(NVFP4I_KERNEL_GEMV, "nvfp4_gemv_sm90a", NVFP4I_GEMV_THREADS, NVFP4I_GEMV_MAX_DYNAMIC_SMEM)
 
 typedef enum nvfp4i_kernel_id {
-#define NVFP4_KERNEL_ENUM(id, name, smem) id,
+#define NVFP4_KERNEL_ENUM(id, name, threads, smem) id,
   NVFP4_KERNEL_LIST(NVFP4_KERNEL_ENUM)
 #undef NVFP4_KERNEL_ENUM
   NVFP4I_KERNEL_COUNT

@@ -8,7 +8,7 @@
 
 const char *nvfp4i_kernel_name(nvfp4i_kernel_id id) {
   static const char *const names[] = {
-#define NVFP4_KERNEL_NAME(kid, name, smem) [kid] = name,
+#define NVFP4_KERNEL_NAME(kid, name, threads, smem) [kid] = name,
       NVFP4_KERNEL_LIST(NVFP4_KERNEL_NAME)
 #undef NVFP4_KERNEL_NAME
   };
@@ -46,11 +46,20 @@ close_file:
 
 static int max_dynamic_smem(nvfp4i_kernel_id id) {
   static const int bytes[] = {
-#define NVFP4_KERNEL_SMEM(kid, name, smem) [kid] = smem,
+#define NVFP4_KERNEL_SMEM(kid, name, threads, smem) [kid] = smem,
       NVFP4_KERNEL_LIST(NVFP4_KERNEL_SMEM)
 #undef NVFP4_KERNEL_SMEM
   };
   return bytes[id];
+}
+
+static int launch_threads(nvfp4i_kernel_id id) {
+  static const int threads_of[] = {
+#define NVFP4_KERNEL_THREADS(kid, name, threads, smem) [kid] = threads,
+      NVFP4_KERNEL_LIST(NVFP4_KERNEL_THREADS)
+#undef NVFP4_KERNEL_THREADS
+  };
+  return threads_of[id];
 }
 
 static nvfp4_status resolve_kernels(nvfp4_handle *h) {
@@ -70,6 +79,8 @@ static nvfp4_status resolve_kernels(nvfp4_handle *h) {
       r = cu->cuFuncSetAttribute(k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem);
       if (r != CUDA_SUCCESS) return nvfp4i_cuda_fail(r, name);
     }
+    r = cu->cuOccupancyMaxActiveBlocksPerMultiprocessor(&k->blocks_per_sm, k->fn, launch_threads((nvfp4i_kernel_id)id), 0);
+    if (r != CUDA_SUCCESS) return nvfp4i_cuda_fail(r, name);
   }
   return NVFP4_STATUS_SUCCESS;
 }
