@@ -6,13 +6,19 @@
 
 #include "error.h"
 
+/* The kernel table as data: entry name, launch block size, largest dynamic shared memory. */
+static const struct kernel_entry {
+  const char *name;
+  int threads;
+  int max_dynamic_smem;
+} kernel_table[] = {
+#define NVFP4_KERNEL_ENTRY(kid, name, threads, smem) [kid] = {name, threads, smem},
+    NVFP4_KERNEL_LIST(NVFP4_KERNEL_ENTRY)
+#undef NVFP4_KERNEL_ENTRY
+};
+
 const char *nvfp4i_kernel_name(nvfp4i_kernel_id id) {
-  static const char *const names[] = {
-#define NVFP4_KERNEL_NAME(kid, name, threads, smem) [kid] = name,
-      NVFP4_KERNEL_LIST(NVFP4_KERNEL_NAME)
-#undef NVFP4_KERNEL_NAME
-  };
-  return (unsigned)id < NVFP4I_KERNEL_COUNT ? names[id] : "unknown kernel";
+  return (unsigned)id < NVFP4I_KERNEL_COUNT ? kernel_table[id].name : "unknown kernel";
 }
 
 /* Reads a whole file plus a terminating NUL (cuModuleLoadData needs one for PTX text). */
@@ -44,29 +50,11 @@ close_file:
   return status;
 }
 
-static int max_dynamic_smem(nvfp4i_kernel_id id) {
-  static const int bytes[] = {
-#define NVFP4_KERNEL_SMEM(kid, name, threads, smem) [kid] = smem,
-      NVFP4_KERNEL_LIST(NVFP4_KERNEL_SMEM)
-#undef NVFP4_KERNEL_SMEM
-  };
-  return bytes[id];
-}
-
-static int launch_threads(nvfp4i_kernel_id id) {
-  static const int threads_of[] = {
-#define NVFP4_KERNEL_THREADS(kid, name, threads, smem) [kid] = threads,
-      NVFP4_KERNEL_LIST(NVFP4_KERNEL_THREADS)
-#undef NVFP4_KERNEL_THREADS
-  };
-  return threads_of[id];
-}
-
 static nvfp4_status resolve_kernels(nvfp4_handle *h) {
   const nvfp4i_cuda_table *cu = nvfp4i_cuda();
   for (int id = 0; id < NVFP4I_KERNEL_COUNT; id++) {
     nvfp4i_kernel *k = &h->kernels[id];
-    const char *name = nvfp4i_kernel_name((nvfp4i_kernel_id)id);
+    const char *name = kernel_table[id].name;
     CUresult r = cu->cuModuleGetFunction(&k->fn, h->module, name);
     if (r == CUDA_ERROR_NOT_FOUND)
       return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "kernel image (%s) has no entry %s", h->image_source, name);
@@ -74,12 +62,12 @@ static nvfp4_status resolve_kernels(nvfp4_handle *h) {
     cu->cuFuncGetAttribute(&k->registers, CU_FUNC_ATTRIBUTE_NUM_REGS, k->fn);
     cu->cuFuncGetAttribute(&k->local_bytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, k->fn);
     cu->cuFuncGetAttribute(&k->static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->fn);
-    int smem = max_dynamic_smem((nvfp4i_kernel_id)id);
+    int smem = kernel_table[id].max_dynamic_smem;
     if (smem > 48 * 1024) {
       r = cu->cuFuncSetAttribute(k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem);
       if (r != CUDA_SUCCESS) return nvfp4i_cuda_fail(r, name);
     }
-    r = cu->cuOccupancyMaxActiveBlocksPerMultiprocessor(&k->blocks_per_sm, k->fn, launch_threads((nvfp4i_kernel_id)id), 0);
+    r = cu->cuOccupancyMaxActiveBlocksPerMultiprocessor(&k->blocks_per_sm, k->fn, kernel_table[id].threads, 0);
     if (r != CUDA_SUCCESS) return nvfp4i_cuda_fail(r, name);
   }
   return NVFP4_STATUS_SUCCESS;
