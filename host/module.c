@@ -8,7 +8,7 @@
 
 const char *nvfp4i_kernel_name(nvfp4i_kernel_id id) {
   static const char *const names[] = {
-#define NVFP4_KERNEL_NAME(kid, name) [kid] = name,
+#define NVFP4_KERNEL_NAME(kid, name, smem) [kid] = name,
       NVFP4_KERNEL_LIST(NVFP4_KERNEL_NAME)
 #undef NVFP4_KERNEL_NAME
   };
@@ -45,6 +45,11 @@ close_file:
 }
 
 static nvfp4_status resolve_kernels(nvfp4_handle *h) {
+  static const int dynamic_smem[] = {
+#define NVFP4_KERNEL_SMEM(kid, name, smem) [kid] = smem,
+      NVFP4_KERNEL_LIST(NVFP4_KERNEL_SMEM)
+#undef NVFP4_KERNEL_SMEM
+  };
   const nvfp4i_cuda_table *cu = nvfp4i_cuda();
   for (int id = 0; id < NVFP4I_KERNEL_COUNT; id++) {
     nvfp4i_kernel *k = &h->kernels[id];
@@ -56,6 +61,10 @@ static nvfp4_status resolve_kernels(nvfp4_handle *h) {
     cu->cuFuncGetAttribute(&k->registers, CU_FUNC_ATTRIBUTE_NUM_REGS, k->fn);
     cu->cuFuncGetAttribute(&k->local_bytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, k->fn);
     cu->cuFuncGetAttribute(&k->static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->fn);
+    if (dynamic_smem[id] > 48 * 1024) {
+      r = cu->cuFuncSetAttribute(k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, dynamic_smem[id]);
+      if (r != CUDA_SUCCESS) return nvfp4i_cuda_fail(r, name);
+    }
   }
   return NVFP4_STATUS_SUCCESS;
 }
