@@ -13,7 +13,7 @@
 #include "validate.h"
 
 enum {
-  GG_MAX_GROUPS = 64, /* per launch: MAX_GROUPS in the PTX */
+  GG_MAX_GROUPS = 10, /* per launch: MAX_GROUPS in the PTX */
   GG_TILE = 128,      /* rows of A and rows of B per tile */
   GG_K_STEP_BYTES = 64,
   GG_THREADS = 288,
@@ -39,8 +39,8 @@ typedef struct gg_params {
 
 _Static_assert(sizeof(gg_desc) == 128, "desc[g] is 128 bytes in the PTX");
 _Static_assert(offsetof(gg_params, maps) == 64, "MAPS_OFFSET");
-_Static_assert(offsetof(gg_params, desc) == 16448, "DESCS_OFFSET");
-_Static_assert(sizeof(gg_params) == 24640, "PARAM_BYTES");
+_Static_assert(offsetof(gg_params, desc) == 2624, "DESCS_OFFSET");
+_Static_assert(sizeof(gg_params) == 3904, "PARAM_BYTES");
 
 static nvfp4_status validate_group(int g, const nvfp4_tensor *a, const nvfp4_tensor *b, const nvfp4_output *c) {
   char name[32];
