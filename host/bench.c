@@ -4,6 +4,7 @@
 
 #include "cuda_driver.h"
 #include "error.h"
+#include "launch.h"
 #include "testdata.h"
 
 enum { FLUSH_BYTES = 256 << 20 }; /* > 4x the H200's 60 MB L2: written before every timed launch */
@@ -112,5 +113,90 @@ free_x:
   nvfp4i_operand_destroy(&x);
 free_a:
   nvfp4i_operand_destroy(&a);
+  return status;
+}
+
+typedef struct peak_arg {
+  nvfp4_handle *h;
+  CUdeviceptr out;
+  uint32_t iters;
+} peak_arg;
+
+static nvfp4_status launch_peak(void *arg, CUstream stream) {
+  peak_arg *p = arg;
+  void *params[] = {&p->out, &p->iters};
+  nvfp4i_launch launch = {.grid = {(unsigned)p->h->sm_count, 1, 1}, .block = {NVFP4I_WGMMA_PEAK_THREADS, 1, 1}, .params = params};
+  return nvfp4i_launch_kernel(p->h, NVFP4I_KERNEL_WGMMA_PEAK, &launch, stream);
+}
+
+nvfp4_status nvfp4i_bench_wgmma_peak(nvfp4_handle *h, int runs, double *tflops) {
+  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
+  peak_arg p = {h, 0, 2000};
+  nvfp4_status status = NVFP4_STATUS_SUCCESS;
+  nvfp4i_timing t;
+  NVFP4_CU_TRY(cu->cuMemAlloc(&p.out, sizeof(float) * (size_t)h->sm_count), status, out);
+  status = time_launches(launch_peak, &p, runs, &t);
+  if (status == NVFP4_STATUS_SUCCESS) {
+    double flops = (double)h->sm_count * 2 * p.iters * 8 * (2.0 * 64 * 256 * 16);
+    *tflops = flops / (t.median_us * 1e-6) / 1e12;
+  }
+out:
+  if (p.out) cu->cuMemFree(p.out);
+  return status;
+}
+
+typedef struct grouped_arg {
+  nvfp4_handle *h;
+  int groups;
+  const nvfp4_tensor *a, *b;
+  const nvfp4_output *c;
+} grouped_arg;
+
+static nvfp4_status launch_grouped(void *arg, CUstream stream) {
+  grouped_arg *g = arg;
+  return nvfp4_grouped_gemm(g->h, g->groups, g->a, g->b, g->c, 1.0f, stream);
+}
+
+nvfp4_status nvfp4i_bench_grouped_gemm(nvfp4_handle *h, int groups, const int64_t *m, int64_t n, int64_t k,
+                                       int runs, nvfp4i_timing *t, double *flops, double *bytes) {
+  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
+  nvfp4i_rng rng = {0x67726F7570ull ^ (uint64_t)(groups * 131 + n * 7 + k)};
+  nvfp4_status status = NVFP4_STATUS_SUCCESS;
+  nvfp4i_operand *a = calloc((size_t)groups, sizeof *a), *b = calloc((size_t)groups, sizeof *b);
+  nvfp4_tensor *ta = calloc((size_t)groups, sizeof *ta), *tb = calloc((size_t)groups, sizeof *tb);
+  nvfp4_output *tc = calloc((size_t)groups, sizeof *tc);
+  CUdeviceptr *d_c = calloc((size_t)groups, sizeof *d_c);
+  *flops = *bytes = 0.0;
+  if (!a || !b || !ta || !tb || !tc || !d_c) {
+    status = nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "bench: no host memory");
+    goto out;
+  }
+  for (int g = 0; g < groups && status == NVFP4_STATUS_SUCCESS; g++) {
+    status = nvfp4i_operand_create(&a[g], m[g], k, 1, NVFP4_SF_LINEAR, 0, &rng);
+    if (status == NVFP4_STATUS_SUCCESS) status = nvfp4i_operand_create(&b[g], n, k, 1, NVFP4_SF_LINEAR, 0, &rng);
+    if (status != NVFP4_STATUS_SUCCESS) break;
+    NVFP4_CU_TRY(cu->cuMemAlloc(&d_c[g], (size_t)(m[g] * n * 2)), status, out);
+    ta[g] = a[g].dev;
+    tb[g] = b[g].dev;
+    tc[g] = (nvfp4_output){(void *)(uintptr_t)d_c[g], n, 0, NVFP4_DTYPE_F16};
+    *flops += 2.0 * (double)m[g] * (double)n * (double)k;
+    *bytes += (double)(m[g] + n) * (double)k * (0.5 + 1.0 / 16) + 2.0 * (double)m[g] * (double)n;
+  }
+  if (status == NVFP4_STATUS_SUCCESS) {
+    grouped_arg arg = {h, groups, ta, tb, tc};
+    status = time_launches(launch_grouped, &arg, runs, t);
+  }
+out:
+  for (int g = 0; d_c && g < groups; g++) {
+    if (d_c[g]) cu->cuMemFree(d_c[g]);
+    nvfp4i_operand_destroy(&a[g]);
+    nvfp4i_operand_destroy(&b[g]);
+  }
+  free(a);
+  free(b);
+  free(ta);
+  free(tb);
+  free(tc);
+  free(d_c);
   return status;
 }

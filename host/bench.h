@@ -17,4 +17,13 @@ nvfp4_status nvfp4i_bench_copy_bandwidth(int runs, double *tb_per_s);
 nvfp4_status nvfp4i_bench_gemv(nvfp4_handle *h, int64_t m, int64_t k, int64_t l, int runs, nvfp4i_timing *t,
                                double *bytes);
 
+/* The dense f16 tensor-core rate, measured: back-to-back wgmma.m64n256k16 on every SM
+ * (nvfp4_wgmma_peak_sm90a). */
+nvfp4_status nvfp4i_bench_wgmma_peak(nvfp4_handle *h, int runs, double *tflops);
+
+/* Times one nvfp4_grouped_gemm over `groups` problems (A_g: m[g] x k, B_g: n x k, LINEAR scales, F16
+ * output). *flops = 2 * sum m[g]*n*k; *bytes = the traffic floor: A, B and their scales read once, C written. */
+nvfp4_status nvfp4i_bench_grouped_gemm(nvfp4_handle *h, int groups, const int64_t *m, int64_t n, int64_t k,
+                                       int runs, nvfp4i_timing *t, double *flops, double *bytes);
+
 #endif

@@ -11,9 +11,12 @@
 
 static const char usage_main[] =
     "usage: nvfp4 <command> [options]\n"
-    "  info                    driver, device, and the kernels loaded for it\n"
-    "  verify gemv [options]   run one GEMV on random full-range data, compare with the float64 reference\n"
-    "  bench [gemv] [options]  time GEMV (SPEC 5 method); no options: the GPU MODE benchmark shapes\n"
+    "  info                           driver, device, and the kernels loaded for it\n"
+    "  verify gemv [options]          one GEMV on random full-range data against the float64 reference\n"
+    "  verify grouped-gemm [options]  the same for one grouped GEMM call\n"
+    "  bench                          every GPU MODE benchmark shape of both operations (the main job)\n"
+    "  bench gemv [options]           time GEMV against the copy bandwidth measured in the same run\n"
+    "  bench grouped-gemm [options]   time grouped GEMM against measured copy and tensor-core ceilings\n"
     "Each command takes --help.\n";
 
 static const char usage_verify_gemv[] =
@@ -23,8 +26,23 @@ static const char usage_verify_gemv[] =
     "  Prints the worst error/tolerance ratio against the SPEC section 4 bar and PASS or FAIL (exit 1).\n"
     "  Defaults: --m 4096 --k 7168 --l 1 --layout linear --dtype f16 --alpha 1 --seed 1\n";
 
+static const char usage_verify_grouped[] =
+    "usage: nvfp4 verify grouped-gemm [--m M1,M2,..] [--n N] [--k K] [--layout linear|blocked]\n"
+    "                                 [--dtype f16|bf16|f32] [--alpha A] [--seed S]\n"
+    "  One call, one group per entry of --m: C_g (M_g x N) = alpha * A_g (M_g x K) * B_g (N x K)^T.\n"
+    "  Prints the worst error/tolerance ratio against the SPEC section 4 bar and PASS or FAIL (exit 1).\n"
+    "  Defaults: --m 80,176 --n 4096 --k 7168 --layout linear --dtype f16 --alpha 1 --seed 1\n";
+
+static const char usage_bench_grouped[] =
+    "usage: nvfp4 bench grouped-gemm [--m M1,M2,.. --n N --k K | --gpumode] [--iters N] [--csv FILE]\n"
+    "  Times one nvfp4_grouped_gemm call per run (events, L2 flushed, median of N runs, default 50) and\n"
+    "  prints microseconds, TFLOP/s, the share of the f16 tensor-core rate and the floors from the copy\n"
+    "  bandwidth and that rate, all measured in the same run. Default: the GPU MODE benchmark cases.\n";
+
 static const char usage_bench[] =
-    "usage: nvfp4 bench [gemv] [--m M --k K --l L | --gpumode | --sweep] [--iters N] [--csv FILE]\n"
+    "usage: nvfp4 bench                  every GPU MODE benchmark shape of both operations\n"
+    "       nvfp4 bench grouped-gemm ... (see nvfp4 bench grouped-gemm --help)\n"
+    "       nvfp4 bench gemv [--m M --k K --l L | --gpumode | --sweep] [--iters N] [--csv FILE]\n"
     "  Times each launch with CUDA events after flushing L2; prints the median, min and max over N runs\n"
     "  (default 50), the bytes moved per second and their share of the device copy bandwidth measured in\n"
     "  the same run. Without --m/--k/--l: the GPU MODE benchmark shapes (--gpumode). --sweep: M in\n"
@@ -92,6 +110,35 @@ static int parse_int(const char *text, const char *name, int64_t *out) {
     return 0;
   }
   *out = v;
+  return 1;
+}
+
+/* "80,176,128" -> up to max integers; returns the count, 0 on a malformed list. */
+static int parse_list(const char *text, const char *name, int64_t *out, int max) {
+  int count = 0;
+  const char *p = text;
+  while (*p != '\0' && count < max) {
+    char *end;
+    long long v = strtoll(p, &end, 10);
+    if (end == p || (*end != ',' && *end != '\0')) break;
+    out[count++] = v;
+    p = *end == ',' ? end + 1 : end;
+  }
+  if (count == 0 || *p != '\0') {
+    fprintf(stderr, "nvfp4: %s: '%s' is not a list of at most %d integers\n", name, text, max);
+    return 0;
+  }
+  return count;
+}
+
+static int parse_dtype(const char *text, nvfp4_dtype *out) {
+  if (!strcmp(text, "f16")) *out = NVFP4_DTYPE_F16;
+  else if (!strcmp(text, "bf16")) *out = NVFP4_DTYPE_BF16;
+  else if (!strcmp(text, "f32")) *out = NVFP4_DTYPE_F32;
+  else {
+    fprintf(stderr, "nvfp4: --dtype must be f16, bf16 or f32\n");
+    return 0;
+  }
   return 1;
 }
 
@@ -168,6 +215,142 @@ static int cmd_verify_gemv(int argc, char **argv) {
   return pass ? 0 : 1;
 }
 
+enum { CLI_MAX_GROUPS = 1024 };
+
+static int cmd_verify_grouped(int argc, char **argv) {
+  if (wants_help(argc, argv)) {
+    printf("%s", usage_verify_grouped);
+    return 0;
+  }
+  const char *m = "80,176", *n = "4096", *k = "7168", *layout = "linear", *dtype = "f16", *alpha = "1", *seed = "1";
+  option options[] = {{"--m", &m},         {"--n", &n},         {"--k", &k},       {"--layout", &layout},
+                      {"--dtype", &dtype}, {"--alpha", &alpha}, {"--seed", &seed}};
+  if (!parse_options(argc, argv, options, 7, usage_verify_grouped)) return 2;
+  static int64_t ms[CLI_MAX_GROUPS];
+  int64_t nn, kk, s;
+  int groups = parse_list(m, "--m", ms, CLI_MAX_GROUPS);
+  if (groups == 0 || !parse_int(n, "--n", &nn) || !parse_int(k, "--k", &kk) || !parse_int(seed, "--seed", &s))
+    return 2;
+  nvfp4i_grouped_case c = {.groups = groups, .m = ms, .n = &nn, .k = &kk, .m_count = groups, .n_count = 1,
+                           .k_count = 1, .alpha = strtof(alpha, NULL), .seed = (uint64_t)s};
+  if (!strcmp(layout, "linear")) c.a_layout = NVFP4_SF_LINEAR;
+  else if (!strcmp(layout, "blocked")) c.a_layout = NVFP4_SF_BLOCKED_128x4;
+  else {
+    fprintf(stderr, "nvfp4: --layout must be linear or blocked\n");
+    return 2;
+  }
+  c.b_layout = c.a_layout;
+  if (!parse_dtype(dtype, &c.dtype)) return 2;
+  nvfp4_handle *h;
+  if (!open_handle(&h)) return 1;
+  nvfp4i_verdict v;
+  int pass = nvfp4i_verify_grouped_gemm(h, &c, &v);
+  if (v.status != NVFP4_STATUS_SUCCESS)
+    fprintf(stderr, "nvfp4: grouped-gemm: %s: %s\n", nvfp4_status_string(v.status), nvfp4_last_error());
+  else
+    printf("grouped-gemm groups=%d m=%s n=%lld k=%lld layout=%s dtype=%s alpha=%g seed=%lld: %lld outputs "
+           "checked, %lld outside the bar, %lld stray writes, worst error/tolerance %.3g\n  worst: %s\n",
+           groups, m, (long long)nn, (long long)kk, layout, dtype, c.alpha, (long long)s, (long long)v.checked,
+           (long long)v.failures, (long long)v.clobbered, v.worst_ratio, v.detail);
+  printf("%s\n", pass ? "PASS" : "FAIL");
+  nvfp4_destroy(h);
+  return pass ? 0 : 1;
+}
+
+typedef struct grouped_shape {
+  int groups;
+  int64_t m[8], n, k;
+} grouped_shape;
+
+static const grouped_shape gpumode_grouped_shapes[] = {
+    {8, {80, 176, 128, 72, 64, 248, 96, 160}, 4096, 7168},
+    {8, {40, 76, 168, 72, 164, 148, 196, 160}, 7168, 2048},
+    {2, {192, 320}, 3072, 4096},
+    {2, {128, 384}, 4096, 1536},
+};
+
+static int cmd_bench_grouped(int argc, char **argv) {
+  if (wants_help(argc, argv)) {
+    printf("%s", usage_bench_grouped);
+    return 0;
+  }
+  const char *m = NULL, *n = NULL, *k = NULL, *iters = "50", *csv = NULL;
+  option options[] = {{"--m", &m},         {"--n", &n},     {"--k", &k},
+                      {"--iters", &iters}, {"--csv", &csv}, {"--gpumode", NULL}};
+  if (!parse_options(argc, argv, options, 6, usage_bench_grouped)) return 2;
+  static int64_t ms[CLI_MAX_GROUPS];
+  grouped_shape one = {0};
+  int groups_one = 0;
+  int64_t runs;
+  if (!parse_int(iters, "--iters", &runs)) return 2;
+  if (runs < 1) runs = 1;
+  int custom = (m || n || k) && !has_flag(argc, argv, "--gpumode");
+  if (custom) {
+    if (!m || !n || !k) {
+      fprintf(stderr, "nvfp4: bench grouped-gemm needs --m, --n and --k\n");
+      return 2;
+    }
+    groups_one = parse_list(m, "--m", ms, CLI_MAX_GROUPS);
+    if (groups_one == 0 || !parse_int(n, "--n", &one.n) || !parse_int(k, "--k", &one.k)) return 2;
+  }
+  nvfp4_handle *h;
+  if (!open_handle(&h)) return 1;
+  FILE *out = NULL;
+  if (csv && !(out = fopen(csv, "w"))) {
+    fprintf(stderr, "nvfp4: cannot write %s\n", csv);
+    nvfp4_destroy(h);
+    return 1;
+  }
+  if (out)
+    fprintf(out, "op,groups,m,n,k,median_us,min_us,max_us,runs,flops,bytes,tflops,peak_tflops,fraction_of_peak,"
+                 "copy_tb_per_s,flop_floor_us,byte_floor_us,time_over_floor\n");
+  double copy_tbps = 0.0, peak = 0.0;
+  int rc = 0;
+  nvfp4_status s = nvfp4i_bench_copy_bandwidth(20, &copy_tbps);
+  if (s == NVFP4_STATUS_SUCCESS) s = nvfp4i_bench_wgmma_peak(h, 20, &peak);
+  if (s != NVFP4_STATUS_SUCCESS) {
+    fprintf(stderr, "nvfp4: ceilings: %s: %s\n", nvfp4_status_string(s), nvfp4_last_error());
+    rc = 1;
+    goto done;
+  }
+  printf("device copy bandwidth: %.3f TB/s (read + write, 1 GiB, median of 20)\n", copy_tbps);
+  printf("f16 tensor-core rate:  %.1f TFLOP/s (wgmma.m64n256k16 on every SM, median of 20)\n", peak);
+  printf("%-3s %-36s %5s %5s %9s %9s %8s %7s %9s %9s %6s\n", "G", "M", "N", "K", "median_us", "min_us", "TFLOP/s",
+         "%peak", "flop_us", "byte_us", "x_floor");
+  int count = custom ? 1 : (int)(sizeof gpumode_grouped_shapes / sizeof gpumode_grouped_shapes[0]);
+  for (int i = 0; i < count; i++) {
+    const grouped_shape *shape = custom ? &one : &gpumode_grouped_shapes[i];
+    const int64_t *mlist = custom ? ms : shape->m;
+    int groups = custom ? groups_one : shape->groups;
+    nvfp4i_timing t;
+    double flops, bytes;
+    s = nvfp4i_bench_grouped_gemm(h, groups, mlist, shape->n, shape->k, (int)runs, &t, &flops, &bytes);
+    char mtext[256] = "";
+    for (int g = 0, len = 0; g < groups && len < (int)sizeof mtext - 24; g++)
+      len += snprintf(mtext + len, sizeof mtext - (size_t)len, g ? ",%lld" : "%lld", (long long)mlist[g]);
+    if (s != NVFP4_STATUS_SUCCESS) {
+      fprintf(stderr, "nvfp4: grouped-gemm %s x %lld x %lld: %s: %s\n", mtext, (long long)shape->n,
+              (long long)shape->k, nvfp4_status_string(s), nvfp4_last_error());
+      rc = 1;
+      continue;
+    }
+    double tflops = flops / (t.median_us * 1e-6) / 1e12;
+    double flop_us = flops / (peak * 1e12) * 1e6, byte_us = bytes / (copy_tbps * 1e12) * 1e6;
+    double floor_us = flop_us > byte_us ? flop_us : byte_us;
+    printf("%-3d %-36s %5lld %5lld %9.2f %9.2f %8.1f %6.1f%% %9.2f %9.2f %6.2f\n", groups, mtext,
+           (long long)shape->n, (long long)shape->k, t.median_us, t.min_us, tflops, 100.0 * tflops / peak, flop_us,
+           byte_us, t.median_us / floor_us);
+    if (out)
+      fprintf(out, "grouped-gemm,%d,\"%s\",%lld,%lld,%.3f,%.3f,%.3f,%d,%.0f,%.0f,%.3f,%.3f,%.4f,%.4f,%.3f,%.3f,%.3f\n",
+              groups, mtext, (long long)shape->n, (long long)shape->k, t.median_us, t.min_us, t.max_us, t.runs, flops,
+              bytes, tflops, peak, tflops / peak, copy_tbps, flop_us, byte_us, t.median_us / floor_us);
+  }
+done:
+  if (out) fclose(out);
+  nvfp4_destroy(h);
+  return rc;
+}
+
 typedef struct gemv_shape {
   int64_t m, k, l;
 } gemv_shape;
@@ -189,7 +372,16 @@ static int cmd_bench(int argc, char **argv) {
     printf("%s", usage_bench);
     return 0;
   }
-  if (argc > 0 && !strcmp(argv[0], "gemv")) {
+  if (argc == 0) { /* the main job: every GPU MODE benchmark shape of both operations */
+    nvfp4_handle *h;
+    if (!open_handle(&h)) return 1; /* say once that there is no GPU, not once per operation */
+    nvfp4_destroy(h);
+    int gemv_rc = cmd_bench(1, (char *[]){"gemv", NULL});
+    int grouped_rc = cmd_bench_grouped(0, argv);
+    return gemv_rc ? gemv_rc : grouped_rc;
+  }
+  if (!strcmp(argv[0], "grouped-gemm")) return cmd_bench_grouped(argc - 1, argv + 1);
+  if (!strcmp(argv[0], "gemv")) {
     argc--;
     argv++;
   }
@@ -276,11 +468,12 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "bench")) return cmd_bench(argc - 2, argv + 2);
   if (!strcmp(argv[1], "verify")) {
     if (argc >= 3 && !strcmp(argv[2], "gemv")) return cmd_verify_gemv(argc - 3, argv + 3);
+    if (argc >= 3 && !strcmp(argv[2], "grouped-gemm")) return cmd_verify_grouped(argc - 3, argv + 3);
     if (argc >= 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
       printf("%s", usage_verify_gemv);
       return 0;
     }
-    fprintf(stderr, "nvfp4: verify takes an operation: gemv\n");
+    fprintf(stderr, "nvfp4: verify takes an operation: gemv or grouped-gemm\n");
     return 2;
   }
   fprintf(stderr, "nvfp4: unknown command %s\n%s", argv[1], usage_main);

@@ -100,3 +100,168 @@ free_host:
   free(is_result);
   return v->status == NVFP4_STATUS_SUCCESS && v->failures == 0 && v->clobbered == 0 && v->checked == n;
 }
+
+enum { FULL_CHECK_MACS = 200000000 }; /* per group: above it, a sample of columns */
+
+/* One group's operands, output placement and injected NaN rows. */
+typedef struct grouped_group {
+  nvfp4i_operand a, b;
+  int64_t m, n, k;
+  int64_t c_offset; /* elements from the start of the output buffer */
+  int64_t c_ld;
+  int64_t nan_a_row, nan_b_row; /* -1: none */
+} grouped_group;
+
+/* nvfp4i_operand_create, or for 0 rows an empty tensor with no memory behind it (a skipped group). */
+static nvfp4_status create_operand(nvfp4i_operand *op, int64_t rows, int64_t k, nvfp4_sf_layout layout,
+                                   int64_t pad, nvfp4i_rng *rng) {
+  if (rows > 0) return nvfp4i_operand_create(op, rows, k, 1, layout, pad, rng);
+  memset(op, 0, sizeof *op);
+  op->dev = op->host = (nvfp4_tensor){NULL, NULL, 0, k, 1, k / 2, 0, k / 16, 0, layout};
+  return NVFP4_STATUS_SUCCESS;
+}
+
+static void inject_nan(nvfp4i_operand *op, int64_t row, nvfp4i_rng *rng) {
+  uint8_t *scales = (uint8_t *)op->host.scales;
+  int64_t block = (int64_t)(nvfp4i_rng_next(rng) % (uint64_t)(op->host.k / 16));
+  scales[nvfp4i_sf_offset(op->host.sf_layout, op->host.sf_ld, op->host.k, row, block)] = 0x7F;
+}
+
+/* The columns (rows of B) checked for a group: all, or the first 16, the last 40, the NaN row and random
+ * ones up to the MAC budget. Returns the count written to cols (sized n). */
+static int64_t choose_columns(const grouped_group *gr, nvfp4i_rng *rng, int64_t *cols) {
+  int64_t n = gr->n, count = 0;
+  if (gr->m * gr->n * gr->k <= FULL_CHECK_MACS) {
+    for (int64_t j = 0; j < n; j++) cols[count++] = j;
+    return count;
+  }
+  int64_t budget = FULL_CHECK_MACS / (gr->m * gr->k);
+  if (budget < 64) budget = 64;
+  uint8_t *taken = calloc((size_t)n, 1);
+  for (int64_t j = 0; j < n; j++)
+    if (j < 16 || j >= n - 40 || j == gr->nan_b_row) taken[j] = 1;
+  for (int64_t extra = 0; extra < budget; extra++) taken[nvfp4i_rng_next(rng) % (uint64_t)n] = 1;
+  for (int64_t j = 0; j < n; j++)
+    if (taken[j]) cols[count++] = j;
+  free(taken);
+  return count;
+}
+
+/* Reference for the chosen columns of one group, compared in place; marks every result element. */
+static void check_group(const nvfp4i_grouped_case *c, const grouped_group *gr, const uint8_t *out,
+                        uint8_t *is_result, nvfp4i_rng *rng, nvfp4i_verdict *v) {
+  int esize = nvfp4i_dtype_size(c->dtype);
+  int64_t m = gr->m, n = gr->n, k = gr->k;
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t j = 0; j < n; j++) {
+      int64_t e = gr->c_offset + i * gr->c_ld + j;
+      memset(is_result + e * esize, 1, (size_t)esize);
+      const uint8_t *bytes = out + e * esize;
+      int unwritten = 1;
+      for (int b = 0; b < esize; b++) unwritten &= bytes[b] == POISON_BYTE;
+      if (unwritten && v->failures++ == 0)
+        snprintf(v->detail, sizeof v->detail, "C[%lld, %lld] never written", (long long)i, (long long)j);
+    }
+  int64_t *cols = malloc(sizeof(int64_t) * (size_t)n);
+  double *arows = malloc(sizeof(double) * (size_t)(m * k)), *brow = malloc(sizeof(double) * (size_t)k);
+  double *ref = malloc(sizeof(double) * (size_t)m), *mag = malloc(sizeof(double) * (size_t)m);
+  int64_t *index = malloc(sizeof(int64_t) * (size_t)m);
+  for (int64_t i = 0; i < m; i++) nvfp4i_decode_row(&gr->a.host, 0, i, arows + i * k);
+  int64_t ncols = choose_columns(gr, rng, cols);
+  for (int64_t jc = 0; jc < ncols; jc++) {
+    int64_t j = cols[jc];
+    nvfp4i_decode_row(&gr->b.host, 0, j, brow);
+    for (int64_t i = 0; i < m; i++) {
+      nvfp4i_dot(arows + i * k, brow, k, c->alpha, &ref[i], &mag[i]);
+      index[i] = gr->c_offset + i * gr->c_ld + j;
+    }
+    compare(c->dtype, out, index, ref, mag, m, v);
+  }
+  free(cols);
+  free(arows);
+  free(brow);
+  free(ref);
+  free(mag);
+  free(index);
+}
+
+int nvfp4i_verify_grouped_gemm(nvfp4_handle *h, const nvfp4i_grouped_case *c, nvfp4i_verdict *v) {
+  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
+  memset(v, 0, sizeof *v);
+  nvfp4i_rng rng = {c->seed};
+  int G = c->groups, esize = nvfp4i_dtype_size(c->dtype), created = 0;
+  grouped_group *gr = calloc((size_t)(G > 0 ? G : 1), sizeof *gr);
+  nvfp4_tensor *ta = calloc((size_t)(G > 0 ? G : 1), sizeof *ta), *tb = calloc((size_t)(G > 0 ? G : 1), sizeof *tb);
+  nvfp4_output *tc = calloc((size_t)(G > 0 ? G : 1), sizeof *tc);
+  uint8_t *out = NULL, *is_result = NULL;
+  CUdeviceptr d_c = 0;
+  int64_t c_elems = 0, expected = 0;
+  if (!gr || !ta || !tb || !tc) {
+    v->status = nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "verify: no host memory");
+    goto free_host;
+  }
+  for (int g = 0; g < G; g++, created++) {
+    grouped_group *x = &gr[g];
+    x->m = c->m[g % c->m_count];
+    x->n = c->n[g % c->n_count];
+    x->k = c->k[g % c->k_count];
+    x->c_ld = x->n + c->c_pad;
+    x->c_offset = (c_elems + 7) / 8 * 8 + 8; /* a gap before every group */
+    c_elems = x->c_offset + (x->m > 0 ? (x->m - 1) * x->c_ld + x->n : 0);
+    expected += x->m * x->n;
+    x->nan_a_row = c->nan && g == 0 && x->m > 0 ? x->m / 3 : -1;
+    x->nan_b_row = c->nan && g == G - 1 && x->n > 0 ? x->n / 2 : -1;
+    v->status = create_operand(&x->a, x->m, x->k, c->a_layout, c->pad, &rng);
+    if (v->status != NVFP4_STATUS_SUCCESS) goto free_operands;
+    v->status = create_operand(&x->b, x->n, x->k, c->b_layout, c->pad, &rng);
+    if (v->status != NVFP4_STATUS_SUCCESS) {
+      nvfp4i_operand_destroy(&x->a);
+      goto free_operands;
+    }
+    if (x->nan_a_row >= 0) inject_nan(&x->a, x->nan_a_row, &rng);
+    if (x->nan_b_row >= 0) inject_nan(&x->b, x->nan_b_row, &rng);
+    if (x->nan_a_row >= 0) v->status = nvfp4i_operand_upload(&x->a);
+    if (x->nan_b_row >= 0 && v->status == NVFP4_STATUS_SUCCESS) v->status = nvfp4i_operand_upload(&x->b);
+    if (v->status != NVFP4_STATUS_SUCCESS) {
+      created++;
+      goto free_operands;
+    }
+    ta[g] = x->a.dev;
+    tb[g] = x->b.dev;
+  }
+  c_elems += 8;
+  size_t c_bytes = (size_t)(c_elems * esize);
+  out = malloc(c_bytes);
+  is_result = calloc(c_bytes, 1);
+  if (!out || !is_result) {
+    v->status = nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "verify: no host memory");
+    goto free_operands;
+  }
+  NVFP4_CU_TRY(cu->cuMemAlloc(&d_c, c_bytes), v->status, free_operands);
+  NVFP4_CU_TRY(cu->cuMemsetD8(d_c, POISON_BYTE, c_bytes), v->status, free_c);
+  for (int g = 0; g < G; g++)
+    tc[g] = (nvfp4_output){(void *)(uintptr_t)(d_c + (CUdeviceptr)(gr[g].c_offset * esize)), gr[g].c_ld, 0, c->dtype};
+  v->status = nvfp4_grouped_gemm(h, G, ta, tb, tc, c->alpha, NULL);
+  if (v->status != NVFP4_STATUS_SUCCESS) goto free_c;
+  NVFP4_CU_TRY(cu->cuCtxSynchronize(), v->status, free_c);
+  NVFP4_CU_TRY(cu->cuMemcpyDtoH(out, d_c, c_bytes), v->status, free_c);
+  for (int g = 0; g < G; g++) check_group(c, &gr[g], out, is_result, &rng, v);
+  v->clobbered = count_clobbered(out, (int64_t)c_bytes, is_result);
+
+free_c:
+  cu->cuMemFree(d_c);
+free_operands:
+  for (int g = 0; g < created; g++) {
+    nvfp4i_operand_destroy(&gr[g].a);
+    nvfp4i_operand_destroy(&gr[g].b);
+  }
+free_host:
+  free(out);
+  free(is_result);
+  free(gr);
+  free(ta);
+  free(tb);
+  free(tc);
+  return v->status == NVFP4_STATUS_SUCCESS && v->failures == 0 && v->clobbered == 0 &&
+         (expected == 0 || v->checked > 0);
+}

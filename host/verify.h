@@ -28,4 +28,25 @@ typedef struct nvfp4i_verdict {
  * Returns 1 when the call succeeded and every output passed. */
 int nvfp4i_verify_gemv(nvfp4_handle *h, const nvfp4i_gemv_case *c, nvfp4i_verdict *v);
 
+/* A grouped GEMM check. Group g has M = m[g % m_count] rows of A, N = n[g % n_count] rows of B and
+ * K = k[g % k_count]. */
+typedef struct nvfp4i_grouped_case {
+  int groups;
+  const int64_t *m, *n, *k;
+  int m_count, n_count, k_count;
+  nvfp4_sf_layout a_layout, b_layout;
+  nvfp4_dtype dtype;
+  float alpha;
+  uint64_t seed;
+  int64_t pad;   /* extra bytes per data row of A and B (multiple of 16): strided operands */
+  int64_t c_pad; /* extra elements per output row */
+  int nan;       /* 1: a NaN scale in one row of A of group 0 and one row of B of the last group */
+} nvfp4i_grouped_case;
+
+/* Random operands, poisoned outputs, nvfp4_grouped_gemm on the stream 0, float64 reference, comparison.
+ * Every output is checked where M*N*K <= 2e8 per group; else every row for a sample of columns (B rows)
+ * that always holds the first 16, the last 40 and any NaN column. Every output element must be written
+ * and no byte around them. Returns 1 when the call succeeded and everything passed. */
+int nvfp4i_verify_grouped_gemm(nvfp4_handle *h, const nvfp4i_grouped_case *c, nvfp4i_verdict *v);
+
 #endif

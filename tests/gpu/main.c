@@ -3,6 +3,7 @@
  * compute-sanitizer runs). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "handle.h"
 #include "suites.h"
@@ -19,7 +20,11 @@ int main(void) {
     fprintf(stderr, "gpu_tests: cannot make the handle's context current\n");
     return EXIT_FAILURE;
   }
-  SRunner *runner = srunner_create(gemv_gpu_suite());
+  /* NVFP4_GPU_SUITE=gemv or grouped runs one suite only */
+  const char *only = getenv("NVFP4_GPU_SUITE");
+  int gemv = only == NULL || strcmp(only, "grouped") != 0, grouped = only == NULL || strcmp(only, "gemv") != 0;
+  SRunner *runner = srunner_create(gemv ? gemv_gpu_suite() : grouped_gemm_gpu_suite());
+  if (gemv && grouped) srunner_add_suite(runner, grouped_gemm_gpu_suite());
   srunner_set_fork_status(runner, CK_NOFORK);
   srunner_run_all(runner, CK_NORMAL);
   int failed = srunner_ntests_failed(runner);

@@ -9,5 +9,6 @@
 extern nvfp4_handle *gpu_handle;
 
 Suite *gemv_gpu_suite(void);
+Suite *grouped_gemm_gpu_suite(void);
 
 #endif

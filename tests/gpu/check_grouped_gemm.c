@@ -1,0 +1,173 @@
+/* Grouped GEMM on the GPU against the float64 reference under the SPEC section 4 bar: GPU MODE's shapes,
+ * tails, mixed K, both scale layouts (garbage in BLOCKED padding), strided operands, alpha, every output
+ * type, NaN propagation, empty and many groups, and CUDA graph replay. Fresh data every run, outputs
+ * poisoned before every launch. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "handle.h"
+#include "suites.h"
+#include "testdata.h"
+#include "verify.h"
+
+#define LIN NVFP4_SF_LINEAR
+#define BLK NVFP4_SF_BLOCKED_128x4
+#define F16 NVFP4_DTYPE_F16
+#define BF16 NVFP4_DTYPE_BF16
+#define F32 NVFP4_DTYPE_F32
+#define LIST(...) ((const int64_t[]){__VA_ARGS__}), (int)(sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t))
+
+typedef struct grouped_gpu_case {
+  const char *what;
+  int groups;
+  const int64_t *m;
+  int m_count;
+  const int64_t *n;
+  int n_count;
+  const int64_t *k;
+  int k_count;
+  nvfp4_sf_layout a_layout, b_layout;
+  nvfp4_dtype dtype;
+  float alpha;
+  int64_t pad, c_pad;
+  int nan;
+  int small; /* kept by NVFP4_GPU_QUICK (compute-sanitizer runs) */
+} grouped_gpu_case;
+
+static const grouped_gpu_case cases[] = {
+    /* GPU MODE-like test shapes */
+    {"test 1", 1, LIST(96), LIST(1024), LIST(256), LIN, LIN, F16, 1.0f, 0, 0, 0, 1},
+    {"test 2", 2, LIST(40, 400), LIST(2048), LIST(1024), BLK, BLK, F16, 1.0f, 0, 0, 0, 0},
+    {"test 3", 3, LIST(128, 64, 200), LIST(3072), LIST(512), LIN, BLK, BF16, 1.0f, 0, 0, 0, 0},
+    {"test 4", 4, LIST(80, 176, 128, 72), LIST(4096), LIST(7168), BLK, LIN, F16, 1.0f, 0, 0, 0, 0},
+    {"test 5", 8, LIST(40, 76, 168, 72, 164, 148, 196, 160), LIST(1024), LIST(2048), LIN, LIN, F16, 1.0f, 0, 0, 0, 0},
+    {"test 6", 2, LIST(192, 320), LIST(7168), LIST(256), BLK, BLK, F16, 1.0f, 0, 0, 0, 0},
+    {"test 7", 5, LIST(256, 100, 333, 48, 64), LIST(2048), LIST(3072), LIN, LIN, F32, 1.0f, 0, 0, 0, 0},
+    {"test 8", 6, LIST(56, 112, 224, 96, 144, 72), LIST(5120), LIST(1536), BLK, BLK, BF16, 1.0f, 0, 0, 0, 0},
+    {"test 9", 1, LIST(384), LIST(7168), LIST(4096), LIN, LIN, F16, 1.0f, 0, 0, 0, 0},
+    {"test 10", 7, LIST(64, 128, 192, 256, 320, 384, 40), LIST(1536), LIST(768), BLK, LIN, F16, 1.0f, 0, 0, 0, 0},
+    /* GPU MODE's benchmark cases */
+    {"bench 1", 8, LIST(80, 176, 128, 72, 64, 248, 96, 160), LIST(4096), LIST(7168), LIN, LIN, F16, 1.0f, 0, 0, 0, 0},
+    {"bench 2", 8, LIST(40, 76, 168, 72, 164, 148, 196, 160), LIST(7168), LIST(2048), BLK, BLK, F16, 1.0f, 0, 0, 0, 0},
+    {"bench 3", 2, LIST(192, 320), LIST(3072), LIST(4096), LIN, LIN, F16, 1.0f, 0, 0, 0, 0},
+    {"bench 4", 2, LIST(128, 384), LIST(4096), LIST(1536), BLK, BLK, F16, 1.0f, 0, 0, 0, 0},
+    /* tails in M and N, partial K steps (K % 128 = 32, 96) */
+    {"tails k256", 4, LIST(1, 7, 65, 300), LIST(1, 9, 33, 600), LIST(256), LIN, LIN, F16, 1.0f, 0, 0, 0, 1},
+    {"tails k96", 4, LIST(300, 65, 7, 1), LIST(1, 9, 33, 600), LIST(96), BLK, BLK, BF16, 1.0f, 0, 0, 0, 1},
+    {"tails k32", 4, LIST(7, 300, 1, 65), LIST(600, 33, 9, 1), LIST(32), LIN, BLK, F32, 1.0f, 0, 0, 0, 1},
+    /* groups of different K in one call */
+    {"mixed k", 4, LIST(100, 50, 130, 17), LIST(300, 257), LIST(32, 1056, 2048, 160), LIN, LIN, F16, 1.0f, 0, 0, 0, 1},
+    {"mixed k blocked", 3, LIST(129, 33, 250), LIST(130, 500, 64), LIST(4096, 96, 544), BLK, BLK, F32, 1.0f, 0, 0, 0, 1},
+    /* strided operands and outputs, alpha */
+    {"strided", 3, LIST(70, 130, 5), LIST(200, 129), LIST(512, 1024), LIN, LIN, F16, 0.5f, 48, 5, 0, 1},
+    {"strided blocked alpha", 2, LIST(257, 31), LIST(333), LIST(2048), BLK, BLK, BF16, -2.5f, 16, 3, 0, 1},
+    {"alpha f32", 2, LIST(100, 200), LIST(260), LIST(640), LIN, BLK, F32, 0.3333333f, 0, 0, 0, 1},
+    /* NaN scales turn exactly their row / column into NaN */
+    {"nan", 2, LIST(50, 90), LIST(300, 140), LIST(512), LIN, LIN, F16, 1.0f, 0, 0, 1, 1},
+    {"nan blocked", 3, LIST(129, 40, 7), LIST(100, 260, 65), LIST(1024), BLK, BLK, BF16, 1.0f, 0, 0, 1, 1},
+    /* empty groups are skipped */
+    {"empty groups", 5, LIST(0, 50, 70, 0, 9), LIST(100, 0, 300), LIST(256), LIN, LIN, F16, 1.0f, 0, 0, 0, 1},
+    /* many groups: more than one launch's worth */
+    {"256 groups", 256, LIST(1, 7, 33, 64, 100, 130), LIST(64, 129, 200, 9), LIST(32, 256, 96), LIN, BLK, F16, 1.0f,
+     0, 0, 0, 0},
+};
+enum { CASE_COUNT = sizeof cases / sizeof cases[0] };
+
+static int selected[CASE_COUNT], selected_count;
+
+static void select_cases(void) {
+  const char *q = getenv("NVFP4_GPU_QUICK");
+  int quick = q != NULL && q[0] == '1';
+  selected_count = 0;
+  for (int i = 0; i < CASE_COUNT; i++)
+    if (!quick || cases[i].small) selected[selected_count++] = i;
+}
+
+START_TEST(grouped_gemm_matches_reference) {
+  const grouped_gpu_case *t = &cases[selected[_i]];
+  nvfp4i_grouped_case c = {t->groups,   t->m,        t->n,     t->k,     t->m_count, t->n_count,
+                           t->k_count,  t->a_layout, t->b_layout, t->dtype, t->alpha, 0,
+                           t->pad,      t->c_pad,    t->nan};
+  c.seed = 0x6770000u + (uint64_t)_i * 104729u + (uint64_t)time(NULL); /* fresh data every run */
+  nvfp4i_verdict v;
+  int pass = nvfp4i_verify_grouped_gemm(gpu_handle, &c, &v);
+  ck_assert_msg(pass,
+                "grouped gemm '%s' (groups=%d a_layout=%d b_layout=%d dtype=%d alpha=%g seed=%llu): status %s (%s), "
+                "%lld/%lld outside the bar, %lld stray writes, worst %s",
+                t->what, t->groups, t->a_layout, t->b_layout, t->dtype, t->alpha, (unsigned long long)c.seed,
+                nvfp4_status_string(v.status), nvfp4_last_error(), (long long)v.failures, (long long)v.checked,
+                (long long)v.clobbered, v.detail);
+}
+END_TEST
+
+/* Replaying a captured graph gives the same bits as a direct launch. */
+START_TEST(grouped_gemm_graph_replay_matches_direct_launch) {
+  enum { G = 3, N = 520, K = 1024 };
+  static const int64_t m[G] = {70, 200, 9};
+  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
+  nvfp4i_rng rng = {(uint64_t)time(NULL)};
+  nvfp4i_operand a[G], b[G];
+  nvfp4_tensor ta[G], tb[G];
+  nvfp4_output direct[G], replayed[G];
+  CUdeviceptr d_direct, d_replayed;
+  size_t bytes = (size_t)(70 + 200 + 9) * N * 2;
+  for (int g = 0; g < G; g++) {
+    ck_assert_int_eq(nvfp4i_operand_create(&a[g], m[g], K, 1, g % 2 ? BLK : LIN, 0, &rng), NVFP4_STATUS_SUCCESS);
+    ck_assert_int_eq(nvfp4i_operand_create(&b[g], N, K, 1, g % 2 ? LIN : BLK, 0, &rng), NVFP4_STATUS_SUCCESS);
+    ta[g] = a[g].dev;
+    tb[g] = b[g].dev;
+  }
+  ck_assert_int_eq(cu->cuMemAlloc(&d_direct, bytes), CUDA_SUCCESS);
+  ck_assert_int_eq(cu->cuMemAlloc(&d_replayed, bytes), CUDA_SUCCESS);
+  for (int g = 0, off = 0; g < G; off += (int)m[g] * N * 2, g++) {
+    direct[g] = (nvfp4_output){(void *)(uintptr_t)(d_direct + (CUdeviceptr)off), N, 0, F16};
+    replayed[g] = (nvfp4_output){(void *)(uintptr_t)(d_replayed + (CUdeviceptr)off), N, 0, F16};
+  }
+  CUstream stream;
+  CUgraph graph;
+  CUgraphExec exec;
+  ck_assert_int_eq(cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+  ck_assert_int_eq(nvfp4_grouped_gemm(gpu_handle, G, ta, tb, direct, 1.5f, stream), NVFP4_STATUS_SUCCESS);
+  ck_assert_int_eq(cu->cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), CUDA_SUCCESS);
+  ck_assert_int_eq(nvfp4_grouped_gemm(gpu_handle, G, ta, tb, replayed, 1.5f, stream), NVFP4_STATUS_SUCCESS);
+  ck_assert_int_eq(cu->cuStreamEndCapture(stream, &graph), CUDA_SUCCESS);
+  ck_assert_int_eq(cu->cuGraphInstantiateWithFlags(&exec, graph, 0), CUDA_SUCCESS);
+  uint8_t *want = malloc(bytes), *got = malloc(bytes);
+  for (int replay = 0; replay < 3; replay++) {
+    ck_assert_int_eq(cu->cuMemsetD8(d_replayed, 0xFF, bytes), CUDA_SUCCESS);
+    ck_assert_int_eq(cu->cuGraphLaunch(exec, stream), CUDA_SUCCESS);
+    ck_assert_int_eq(cu->cuStreamSynchronize(stream), CUDA_SUCCESS);
+    ck_assert_int_eq(cu->cuMemcpyDtoH(want, d_direct, bytes), CUDA_SUCCESS);
+    ck_assert_int_eq(cu->cuMemcpyDtoH(got, d_replayed, bytes), CUDA_SUCCESS);
+    ck_assert_msg(memcmp(want, got, bytes) == 0, "replay %d differs from the direct launch", replay);
+  }
+  free(want);
+  free(got);
+  cu->cuGraphExecDestroy(exec);
+  cu->cuGraphDestroy(graph);
+  cu->cuStreamDestroy(stream);
+  cu->cuMemFree(d_direct);
+  cu->cuMemFree(d_replayed);
+  for (int g = 0; g < G; g++) {
+    nvfp4i_operand_destroy(&a[g]);
+    nvfp4i_operand_destroy(&b[g]);
+  }
+}
+END_TEST
+
+Suite *grouped_gemm_gpu_suite(void) {
+  Suite *s = suite_create("grouped gemm gpu");
+  TCase *shapes = tcase_create("grouped gemm shapes");
+  tcase_set_tags(shapes, "gpu");
+  tcase_set_timeout(shapes, 600);
+  select_cases();
+  tcase_add_loop_test(shapes, grouped_gemm_matches_reference, 0, selected_count);
+  suite_add_tcase(s, shapes);
+  TCase *graphs = tcase_create("grouped gemm graphs");
+  tcase_set_tags(graphs, "gpu");
+  tcase_set_timeout(graphs, 120);
+  tcase_add_test(graphs, grouped_gemm_graph_replay_matches_direct_launch);
+  suite_add_tcase(s, graphs);
+  return s;
+}
