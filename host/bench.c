@@ -83,6 +83,27 @@ out:
   return status;
 }
 
+typedef struct memset_arg {
+  CUdeviceptr dst;
+} memset_arg;
+
+static nvfp4_status launch_small_memset(void *arg, CUstream stream) {
+  CUresult r = nvfp4i_cuda()->cuMemsetD8Async(((memset_arg *)arg)->dst, 0x3C, 16, stream);
+  return r == CUDA_SUCCESS ? NVFP4_STATUS_SUCCESS : nvfp4i_cuda_fail(r, "cuMemsetD8Async");
+}
+
+nvfp4_status nvfp4i_bench_launch_floor(int runs, double *us) {
+  memset_arg m = {0};
+  nvfp4_status status = NVFP4_STATUS_SUCCESS;
+  nvfp4i_timing t;
+  NVFP4_CU_TRY(nvfp4i_cuda()->cuMemAlloc(&m.dst, 16), status, out);
+  status = time_launches(launch_small_memset, &m, runs, &t);
+  if (status == NVFP4_STATUS_SUCCESS) *us = t.median_us;
+out:
+  if (m.dst) nvfp4i_cuda()->cuMemFree(m.dst);
+  return status;
+}
+
 typedef struct gemv_arg {
   nvfp4_handle *h;
   const nvfp4_tensor *a, *x;

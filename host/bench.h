@@ -12,6 +12,10 @@ typedef struct nvfp4i_timing {
 /* Device-to-device copy of a large buffer; *tb_per_s counts bytes read plus bytes written. */
 nvfp4_status nvfp4i_bench_copy_bandwidth(int runs, double *tb_per_s);
 
+/* The time the method itself reports for the smallest launch: a 16-byte memset between the events, after
+ * the same L2 flush. Nothing launched this way can show less. */
+nvfp4_status nvfp4i_bench_launch_floor(int runs, double *us);
+
 /* Times nvfp4_gemv on random full-range operands (F16 output, LINEAR scales). *bytes is the traffic
  * floor: A, its scales, x, its scales and y, each once. */
 nvfp4_status nvfp4i_bench_gemv(nvfp4_handle *h, int64_t m, int64_t k, int64_t l, int runs, nvfp4i_timing *t,

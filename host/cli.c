@@ -429,6 +429,9 @@ static int cmd_bench(int argc, char **argv) {
     goto done;
   }
   printf("device copy bandwidth: %.3f TB/s (read + write, 1 GiB, median of 20)\n", copy_tbps);
+  double floor_us = 0.0;
+  if (nvfp4i_bench_launch_floor(20, &floor_us) == NVFP4_STATUS_SUCCESS)
+    printf("launch floor:          %.2f us (a 16-byte memset timed the same way, median of 20)\n", floor_us);
   printf("%-6s %6s %6s %3s %10s %10s %10s %8s %8s\n", "op", "M", "K", "L", "median_us", "min_us", "max_us", "TB/s",
          "%copy");
   double log_sum = 0.0;
