@@ -27,6 +27,12 @@ int64_t nvfp4i_sf_offset(nvfp4_sf_layout layout, int64_t sf_ld, int64_t k, int64
   return tile * 512 + (row % 32) * 16 + ((row % 128) / 32) * 4 + block % 4;
 }
 
+nvfp4i_sf_steps nvfp4i_sf_steps_of(const nvfp4_tensor *t) {
+  if (t->sf_layout == NVFP4_SF_LINEAR)
+    return (nvfp4i_sf_steps){(uint64_t)t->sf_ld * 128, (uint64_t)t->sf_ld * 32, (uint64_t)t->sf_ld, 4};
+  return (nvfp4i_sf_steps){(uint64_t)((t->k / 16 + 3) / 4) * 512, 4, 16, 512};
+}
+
 int64_t nvfp4i_sf_batch_bytes(nvfp4_sf_layout layout, int64_t sf_ld, int64_t rows, int64_t k) {
   if (layout == NVFP4_SF_LINEAR) return (rows - 1) * sf_ld + k / 16;
   return (rows + 127) / 128 * ((k / 16 + 3) / 4) * 512;

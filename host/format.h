@@ -18,6 +18,16 @@ unsigned nvfp4i_e2m1_code_at(const uint8_t *data, int64_t ld, int64_t row, int64
 /* Byte offset of the scale of (row, block) within one batch of scales; block = k index / 16. */
 int64_t nvfp4i_sf_offset(nvfp4_sf_layout layout, int64_t sf_ld, int64_t k, int64_t row, int64_t block);
 
+/* The scale-layout index math in the form the kernels evaluate it: the scale of (row r, block j) lies at
+ *   (r/128)*step128 + ((r%128)/32)*step32 + (r%32)*step1 + (j/4)*quad_step + j%4
+ * LINEAR: 128*sf_ld, 32*sf_ld, sf_ld, 4.  BLOCKED_128x4: ceil(K/64)*512, 4, 16, 512. */
+typedef struct nvfp4i_sf_steps {
+  uint64_t step128, step32, step1;
+  uint32_t quad_step;
+} nvfp4i_sf_steps;
+
+nvfp4i_sf_steps nvfp4i_sf_steps_of(const nvfp4_tensor *t);
+
 /* Bytes one batch of scales spans (for LINEAR: up to the last row's last block; BLOCKED: whole tiles). */
 int64_t nvfp4i_sf_batch_bytes(nvfp4_sf_layout layout, int64_t sf_ld, int64_t rows, int64_t k);
 

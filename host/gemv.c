@@ -3,6 +3,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "format.h"
 #include "launch.h"
 #include "validate.h"
 
@@ -14,19 +15,6 @@ enum {
   GEMV_SMEM_PER_CHUNK = 40,  /* decoded x in shared memory: 32 bytes + 2 f32 scales per 32 elements */
   GEMV_MAX_BATCH = 65535,      /* grid.y */
 };
-
-/* Where the scales of (row, chunk) live, in the form the kernel computes them:
- * row offset = (r/128)*step128 + ((r%128)/32)*step32 + (r%32)*step1, chunk pair c/2 at (c/2)*pair_step. */
-typedef struct sf_steps {
-  uint64_t step128, step32, step1;
-  uint32_t pair_step;
-} sf_steps;
-
-static sf_steps scale_steps(const nvfp4_tensor *t) {
-  if (t->sf_layout == NVFP4_SF_LINEAR)
-    return (sf_steps){(uint64_t)t->sf_ld * 128, (uint64_t)t->sf_ld * 32, (uint64_t)t->sf_ld, 4};
-  return (sf_steps){(uint64_t)((t->k / 16 + 3) / 4) * 512, 4, 16, 512};
-}
 
 static nvfp4_status validate(const nvfp4_handle *h, const nvfp4_tensor *a, const nvfp4_tensor *x,
                              const nvfp4_output *y) {
@@ -88,7 +76,8 @@ NVFP4_API nvfp4_status nvfp4_gemv(nvfp4_handle *h, const nvfp4_tensor *a, const 
   uint32_t tiles_per_cta = (uint32_t)((tiles + per_batch - 1) / per_batch);
   uint32_t ctas = (tiles + tiles_per_cta - 1) / tiles_per_cta;
 
-  sf_steps as = scale_steps(a), xs = scale_steps(x);
+  /* The kernel steps from chunk pair to chunk pair (4 blocks): quad_step bytes. */
+  nvfp4i_sf_steps as = nvfp4i_sf_steps_of(a), xs = nvfp4i_sf_steps_of(x);
   uint64_t a_data = (uintptr_t)a->data, a_sf = (uintptr_t)a->scales;
   uint64_t x_data = (uintptr_t)x->data, x_sf = (uintptr_t)x->scales, y_data = (uintptr_t)y->data;
   uint64_t a_ld = (uint64_t)a->ld, a_bs = (uint64_t)a->batch_stride, a_sfbs = (uint64_t)a->sf_batch_stride;
@@ -98,7 +87,7 @@ NVFP4_API nvfp4_status nvfp4_gemv(nvfp4_handle *h, const nvfp4_tensor *a, const 
   void *params[] = {&a_data,         &a_sf,        &x_data,       &x_sf,         &y_data,   &a_ld,
                     &a_bs,           &a_sfbs,      &as.step128,   &as.step32,    &as.step1, &x_bs,
                     &x_sfbs,         &y_ld,        &y_bs,         &m,            &chunks_per_row,
-                    &as.pair_step,   &xs.pair_step, &lanes_log2,  &tiles,        &y_dtype,  &alpha};
+                    &as.quad_step,   &xs.quad_step, &lanes_log2,  &tiles,        &y_dtype,  &alpha};
   nvfp4i_launch launch = {
       .grid = {ctas, (unsigned)a->batch, 1},
       .block = {GEMV_THREADS, 1, 1},

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "format.h"
 #include "launch.h"
 #include "validate.h"
 
@@ -95,23 +96,17 @@ static nvfp4_status encode_data_map(uint8_t out[128], const char *op, int g, con
   return NVFP4_STATUS_SUCCESS;
 }
 
-/* Where operand t's scales live, in the kernel's form (see the PTX header). */
+/* Where operand t's scales live, in the kernel's form (see the PTX header and nvfp4i_sf_steps_of); BLOCKED
+ * scales with a 16-byte aligned base come by cp.async.bulk. */
 static void scale_steps(const nvfp4_tensor *t, uint64_t *sf, uint64_t *s128, uint64_t *s32, uint64_t *s1,
                         uint32_t *quad_step, uint32_t *bulk) {
+  nvfp4i_sf_steps steps = nvfp4i_sf_steps_of(t);
   *sf = (uintptr_t)t->scales;
-  if (t->sf_layout == NVFP4_SF_LINEAR) {
-    *s128 = (uint64_t)t->sf_ld * 128;
-    *s32 = (uint64_t)t->sf_ld * 32;
-    *s1 = (uint64_t)t->sf_ld;
-    *quad_step = 4;
-    *bulk = 0;
-  } else {
-    *s128 = (uint64_t)((t->k / 16 + 3) / 4) * 512;
-    *s32 = 4;
-    *s1 = 16;
-    *quad_step = 512;
-    *bulk = (uintptr_t)t->scales % 16 == 0;
-  }
+  *s128 = steps.step128;
+  *s32 = steps.step32;
+  *s1 = steps.step1;
+  *quad_step = steps.quad_step;
+  *bulk = t->sf_layout == NVFP4_SF_BLOCKED_128x4 && (uintptr_t)t->scales % 16 == 0;
 }
 
 static nvfp4_status fill_group(gg_params *p, int slot, int g, const nvfp4_tensor *a, const nvfp4_tensor *b,

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "graph_replay.h"
 #include "handle.h"
 #include "suites.h"
 #include "testdata.h"
@@ -66,11 +67,9 @@ enum { CASE_COUNT = sizeof cases / sizeof cases[0] };
 static int selected[CASE_COUNT], selected_count;
 
 static void select_cases(void) {
-  const char *q = getenv("NVFP4_GPU_QUICK");
-  int quick = q != NULL && q[0] == '1';
   selected_count = 0;
   for (int i = 0; i < CASE_COUNT; i++)
-    if (!quick || cases[i].small) selected[selected_count++] = i;
+    if (!gpu_quick() || cases[i].small) selected[selected_count++] = i;
 }
 
 START_TEST(gemv_matches_reference) {
@@ -88,43 +87,23 @@ START_TEST(gemv_matches_reference) {
 END_TEST
 
 /* Replaying a captured graph gives the same bits as a direct launch. */
+typedef struct gemv_graph_arg {
+  const nvfp4i_operand *a, *x;
+} gemv_graph_arg;
+
+static nvfp4_status launch_gemv(void *arg, CUdeviceptr out, CUstream stream) {
+  gemv_graph_arg *g = arg;
+  nvfp4_output y = {(void *)(uintptr_t)out, 1, g->a->dev.rows, F16};
+  return nvfp4_gemv(gpu_handle, &g->a->dev, &g->x->dev, &y, 1.5f, stream);
+}
+
 START_TEST(gemv_graph_replay_matches_direct_launch) {
-  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
   nvfp4i_rng rng = {(uint64_t)time(NULL)};
   nvfp4i_operand a, x;
   ck_assert_int_eq(nvfp4i_operand_create(&a, 777, 4096, 2, BLK, 0, &rng), NVFP4_STATUS_SUCCESS);
   ck_assert_int_eq(nvfp4i_operand_create(&x, 1, 4096, 2, LIN, 0, &rng), NVFP4_STATUS_SUCCESS);
-  size_t bytes = 777 * 2 * sizeof(uint16_t);
-  CUdeviceptr direct, replayed;
-  CUstream stream;
-  CUgraph graph;
-  CUgraphExec exec;
-  ck_assert_int_eq(cu->cuMemAlloc(&direct, bytes), CUDA_SUCCESS);
-  ck_assert_int_eq(cu->cuMemAlloc(&replayed, bytes), CUDA_SUCCESS);
-  ck_assert_int_eq(cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
-  nvfp4_output y_direct = {(void *)(uintptr_t)direct, 1, 777, F16};
-  nvfp4_output y_replayed = {(void *)(uintptr_t)replayed, 1, 777, F16};
-  ck_assert_int_eq(nvfp4_gemv(gpu_handle, &a.dev, &x.dev, &y_direct, 1.5f, stream), NVFP4_STATUS_SUCCESS);
-  ck_assert_int_eq(cu->cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), CUDA_SUCCESS);
-  ck_assert_int_eq(nvfp4_gemv(gpu_handle, &a.dev, &x.dev, &y_replayed, 1.5f, stream), NVFP4_STATUS_SUCCESS);
-  ck_assert_int_eq(cu->cuStreamEndCapture(stream, &graph), CUDA_SUCCESS);
-  ck_assert_int_eq(cu->cuGraphInstantiateWithFlags(&exec, graph, 0), CUDA_SUCCESS);
-  uint16_t *want = malloc(bytes), *got = malloc(bytes);
-  for (int replay = 0; replay < 3; replay++) {
-    ck_assert_int_eq(cu->cuMemsetD8(replayed, 0xFF, bytes), CUDA_SUCCESS);
-    ck_assert_int_eq(cu->cuGraphLaunch(exec, stream), CUDA_SUCCESS);
-    ck_assert_int_eq(cu->cuStreamSynchronize(stream), CUDA_SUCCESS);
-    ck_assert_int_eq(cu->cuMemcpyDtoH(want, direct, bytes), CUDA_SUCCESS);
-    ck_assert_int_eq(cu->cuMemcpyDtoH(got, replayed, bytes), CUDA_SUCCESS);
-    ck_assert_msg(memcmp(want, got, bytes) == 0, "replay %d differs from the direct launch", replay);
-  }
-  free(want);
-  free(got);
-  cu->cuGraphExecDestroy(exec);
-  cu->cuGraphDestroy(graph);
-  cu->cuStreamDestroy(stream);
-  cu->cuMemFree(direct);
-  cu->cuMemFree(replayed);
+  gemv_graph_arg arg = {&a, &x};
+  assert_graph_replay_matches(launch_gemv, &arg, 777 * 2 * sizeof(uint16_t));
   nvfp4i_operand_destroy(&a);
   nvfp4i_operand_destroy(&x);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "graph_replay.h"
 #include "handle.h"
 #include "suites.h"
 #include "testdata.h"
@@ -77,11 +78,9 @@ enum { CASE_COUNT = sizeof cases / sizeof cases[0] };
 static int selected[CASE_COUNT], selected_count;
 
 static void select_cases(void) {
-  const char *q = getenv("NVFP4_GPU_QUICK");
-  int quick = q != NULL && q[0] == '1';
   selected_count = 0;
   for (int i = 0; i < CASE_COUNT; i++)
-    if (!quick || cases[i].small) selected[selected_count++] = i;
+    if (!gpu_quick() || cases[i].small) selected[selected_count++] = i;
 }
 
 START_TEST(grouped_gemm_matches_reference) {
@@ -102,54 +101,39 @@ START_TEST(grouped_gemm_matches_reference) {
 END_TEST
 
 /* Replaying a captured graph gives the same bits as a direct launch. */
+enum { GRAPH_G = 3, GRAPH_N = 520, GRAPH_K = 1024 };
+static const int64_t graph_m[GRAPH_G] = {70, 200, 9};
+
+typedef struct grouped_graph_arg {
+  nvfp4_tensor a[GRAPH_G], b[GRAPH_G];
+} grouped_graph_arg;
+
+static nvfp4_status launch_grouped(void *arg, CUdeviceptr out, CUstream stream) {
+  grouped_graph_arg *p = arg;
+  nvfp4_output c[GRAPH_G];
+  for (int g = 0; g < GRAPH_G; g++) {
+    c[g] = (nvfp4_output){(void *)(uintptr_t)out, GRAPH_N, 0, F16};
+    out += (CUdeviceptr)(graph_m[g] * GRAPH_N * 2);
+  }
+  return nvfp4_grouped_gemm(gpu_handle, GRAPH_G, p->a, p->b, c, 1.5f, stream);
+}
+
 START_TEST(grouped_gemm_graph_replay_matches_direct_launch) {
-  enum { G = 3, N = 520, K = 1024 };
-  static const int64_t m[G] = {70, 200, 9};
-  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
   nvfp4i_rng rng = {(uint64_t)time(NULL)};
-  nvfp4i_operand a[G], b[G];
-  nvfp4_tensor ta[G], tb[G];
-  nvfp4_output direct[G], replayed[G];
-  CUdeviceptr d_direct, d_replayed;
-  size_t bytes = (size_t)(70 + 200 + 9) * N * 2;
-  for (int g = 0; g < G; g++) {
-    ck_assert_int_eq(nvfp4i_operand_create(&a[g], m[g], K, 1, g % 2 ? BLK : LIN, 0, &rng), NVFP4_STATUS_SUCCESS);
-    ck_assert_int_eq(nvfp4i_operand_create(&b[g], N, K, 1, g % 2 ? LIN : BLK, 0, &rng), NVFP4_STATUS_SUCCESS);
-    ta[g] = a[g].dev;
-    tb[g] = b[g].dev;
+  nvfp4i_operand a[GRAPH_G], b[GRAPH_G];
+  grouped_graph_arg arg;
+  size_t bytes = 0;
+  for (int g = 0; g < GRAPH_G; g++) {
+    ck_assert_int_eq(nvfp4i_operand_create(&a[g], graph_m[g], GRAPH_K, 1, g % 2 ? BLK : LIN, 0, &rng),
+                     NVFP4_STATUS_SUCCESS);
+    ck_assert_int_eq(nvfp4i_operand_create(&b[g], GRAPH_N, GRAPH_K, 1, g % 2 ? LIN : BLK, 0, &rng),
+                     NVFP4_STATUS_SUCCESS);
+    arg.a[g] = a[g].dev;
+    arg.b[g] = b[g].dev;
+    bytes += (size_t)(graph_m[g] * GRAPH_N * 2);
   }
-  ck_assert_int_eq(cu->cuMemAlloc(&d_direct, bytes), CUDA_SUCCESS);
-  ck_assert_int_eq(cu->cuMemAlloc(&d_replayed, bytes), CUDA_SUCCESS);
-  for (int g = 0, off = 0; g < G; off += (int)m[g] * N * 2, g++) {
-    direct[g] = (nvfp4_output){(void *)(uintptr_t)(d_direct + (CUdeviceptr)off), N, 0, F16};
-    replayed[g] = (nvfp4_output){(void *)(uintptr_t)(d_replayed + (CUdeviceptr)off), N, 0, F16};
-  }
-  CUstream stream;
-  CUgraph graph;
-  CUgraphExec exec;
-  ck_assert_int_eq(cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
-  ck_assert_int_eq(nvfp4_grouped_gemm(gpu_handle, G, ta, tb, direct, 1.5f, stream), NVFP4_STATUS_SUCCESS);
-  ck_assert_int_eq(cu->cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), CUDA_SUCCESS);
-  ck_assert_int_eq(nvfp4_grouped_gemm(gpu_handle, G, ta, tb, replayed, 1.5f, stream), NVFP4_STATUS_SUCCESS);
-  ck_assert_int_eq(cu->cuStreamEndCapture(stream, &graph), CUDA_SUCCESS);
-  ck_assert_int_eq(cu->cuGraphInstantiateWithFlags(&exec, graph, 0), CUDA_SUCCESS);
-  uint8_t *want = malloc(bytes), *got = malloc(bytes);
-  for (int replay = 0; replay < 3; replay++) {
-    ck_assert_int_eq(cu->cuMemsetD8(d_replayed, 0xFF, bytes), CUDA_SUCCESS);
-    ck_assert_int_eq(cu->cuGraphLaunch(exec, stream), CUDA_SUCCESS);
-    ck_assert_int_eq(cu->cuStreamSynchronize(stream), CUDA_SUCCESS);
-    ck_assert_int_eq(cu->cuMemcpyDtoH(want, d_direct, bytes), CUDA_SUCCESS);
-    ck_assert_int_eq(cu->cuMemcpyDtoH(got, d_replayed, bytes), CUDA_SUCCESS);
-    ck_assert_msg(memcmp(want, got, bytes) == 0, "replay %d differs from the direct launch", replay);
-  }
-  free(want);
-  free(got);
-  cu->cuGraphExecDestroy(exec);
-  cu->cuGraphDestroy(graph);
-  cu->cuStreamDestroy(stream);
-  cu->cuMemFree(d_direct);
-  cu->cuMemFree(d_replayed);
-  for (int g = 0; g < G; g++) {
+  assert_graph_replay_matches(launch_grouped, &arg, bytes);
+  for (int g = 0; g < GRAPH_G; g++) {
     nvfp4i_operand_destroy(&a[g]);
     nvfp4i_operand_destroy(&b[g]);
   }

@@ -10,6 +10,11 @@
 
 nvfp4_handle *gpu_handle;
 
+int gpu_quick(void) {
+  const char *quick = getenv("NVFP4_GPU_QUICK");
+  return quick != NULL && quick[0] == '1';
+}
+
 int main(void) {
   nvfp4_status s = nvfp4_create(&gpu_handle);
   if (s != NVFP4_STATUS_SUCCESS) {

@@ -8,6 +8,9 @@
 
 extern nvfp4_handle *gpu_handle;
 
+/* NVFP4_GPU_QUICK=1: the suites register only their small cases (for compute-sanitizer runs). */
+int gpu_quick(void);
+
 Suite *gemv_gpu_suite(void);
 Suite *grouped_gemm_gpu_suite(void);
 

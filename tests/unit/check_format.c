@@ -95,6 +95,27 @@ START_TEST(blocked_offsets_match_the_cublas_construction) {
 }
 END_TEST
 
+/* The kernels' form of the index math agrees with nvfp4i_sf_offset for every (row, block). */
+static void check_steps(nvfp4_sf_layout layout, int64_t rows, int64_t k, int64_t sf_ld) {
+  nvfp4_tensor t = {NULL, NULL, rows, k, 1, k / 2, 0, sf_ld, 0, layout};
+  nvfp4i_sf_steps s = nvfp4i_sf_steps_of(&t);
+  for (int64_t r = 0; r < rows; r++)
+    for (int64_t j = 0; j < k / 16; j++) {
+      int64_t got = (int64_t)((uint64_t)(r / 128) * s.step128 + (uint64_t)((r % 128) / 32) * s.step32 +
+                              (uint64_t)(r % 32) * s.step1 + (uint64_t)(j / 4) * s.quad_step + (uint64_t)(j % 4));
+      ck_assert_msg(got == nvfp4i_sf_offset(layout, sf_ld, k, r, j), "layout %d (row %lld, block %lld)", layout,
+                    (long long)r, (long long)j);
+    }
+}
+
+START_TEST(kernel_steps_match_the_offsets) {
+  check_steps(NVFP4_SF_LINEAR, 300, 1056, 66);
+  check_steps(NVFP4_SF_LINEAR, 130, 512, 37);
+  check_steps(NVFP4_SF_BLOCKED_128x4, 300, 1056, 0);
+  check_steps(NVFP4_SF_BLOCKED_128x4, 257, 7168, 0);
+}
+END_TEST
+
 Suite *format_suite(void) {
   Suite *s = suite_create("format");
   TCase *codecs = tcase_create("codecs");
@@ -106,6 +127,7 @@ Suite *format_suite(void) {
   TCase *layouts = tcase_create("scale layouts");
   tcase_add_test(layouts, linear_offsets_are_row_major);
   tcase_add_test(layouts, blocked_offsets_match_the_cublas_construction);
+  tcase_add_test(layouts, kernel_steps_match_the_offsets);
   suite_add_tcase(s, layouts);
   return s;
 }

@@ -1,0 +1,17 @@
+/* Shared by the GPU suites: a call captured in a CUDA graph and replayed gives the bits of a direct call. */
+#ifndef NVFP4_TESTS_GPU_GRAPH_REPLAY_H
+#define NVFP4_TESTS_GPU_GRAPH_REPLAY_H
+
+#include <stddef.h>
+
+#include "cuda_driver.h"
+
+/* Launches the operation under test on `stream`, writing its output at `out`. */
+typedef nvfp4_status (*graph_launch_fn)(void *arg, CUdeviceptr out, CUstream stream);
+
+/* Runs launch once directly into one buffer and once captured into a graph writing another, then replays
+ * the graph three times over a poisoned buffer; fails the current test unless every replay matches the
+ * direct output byte for byte. `bytes` is the output size. */
+void assert_graph_replay_matches(graph_launch_fn launch, void *arg, size_t bytes);
+
+#endif
