@@ -142,6 +142,16 @@ static int parse_dtype(const char *text, nvfp4_dtype *out) {
   return 1;
 }
 
+static int parse_layout(const char *text, nvfp4_sf_layout *out) {
+  if (!strcmp(text, "linear")) *out = NVFP4_SF_LINEAR;
+  else if (!strcmp(text, "blocked")) *out = NVFP4_SF_BLOCKED_128x4;
+  else {
+    fprintf(stderr, "nvfp4: --layout must be linear or blocked\n");
+    return 0;
+  }
+  return 1;
+}
+
 static int cmd_info(int argc, char **argv) {
   if (wants_help(argc, argv)) {
     printf("usage: nvfp4 info\n  Prints the driver and device, and each kernel with its registers and spills.\n");
@@ -184,20 +194,8 @@ static int cmd_verify_gemv(int argc, char **argv) {
     return 2;
   c.seed = (uint64_t)s;
   c.alpha = strtof(alpha, NULL);
-  if (!strcmp(layout, "linear")) c.a_layout = NVFP4_SF_LINEAR;
-  else if (!strcmp(layout, "blocked")) c.a_layout = NVFP4_SF_BLOCKED_128x4;
-  else {
-    fprintf(stderr, "nvfp4: --layout must be linear or blocked\n");
-    return 2;
-  }
+  if (!parse_layout(layout, &c.a_layout) || !parse_dtype(dtype, &c.dtype)) return 2;
   c.x_layout = c.a_layout;
-  if (!strcmp(dtype, "f16")) c.dtype = NVFP4_DTYPE_F16;
-  else if (!strcmp(dtype, "bf16")) c.dtype = NVFP4_DTYPE_BF16;
-  else if (!strcmp(dtype, "f32")) c.dtype = NVFP4_DTYPE_F32;
-  else {
-    fprintf(stderr, "nvfp4: --dtype must be f16, bf16 or f32\n");
-    return 2;
-  }
   nvfp4_handle *h;
   if (!open_handle(&h)) return 1;
   nvfp4i_verdict v;
@@ -233,14 +231,8 @@ static int cmd_verify_grouped(int argc, char **argv) {
     return 2;
   nvfp4i_grouped_case c = {.groups = groups, .m = ms, .n = &nn, .k = &kk, .m_count = groups, .n_count = 1,
                            .k_count = 1, .alpha = strtof(alpha, NULL), .seed = (uint64_t)s};
-  if (!strcmp(layout, "linear")) c.a_layout = NVFP4_SF_LINEAR;
-  else if (!strcmp(layout, "blocked")) c.a_layout = NVFP4_SF_BLOCKED_128x4;
-  else {
-    fprintf(stderr, "nvfp4: --layout must be linear or blocked\n");
-    return 2;
-  }
+  if (!parse_layout(layout, &c.a_layout) || !parse_dtype(dtype, &c.dtype)) return 2;
   c.b_layout = c.a_layout;
-  if (!parse_dtype(dtype, &c.dtype)) return 2;
   nvfp4_handle *h;
   if (!open_handle(&h)) return 1;
   nvfp4i_verdict v;
