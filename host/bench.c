@@ -221,3 +221,36 @@ out:
   free(d_c);
   return status;
 }
+
+enum { READ_PROBE_CTAS_PER_SM = 4 }; /* 2048 threads per SM: ptx/sm90a/read_probe.ptx */
+
+typedef struct read_arg {
+  nvfp4_handle *h;
+  CUdeviceptr src, out;
+  uint64_t vectors; /* 16-byte vectors to read */
+} read_arg;
+
+static nvfp4_status launch_read(void *arg, CUstream stream) {
+  read_arg *r = arg;
+  uint32_t never = 0x9E3779B9u; /* the xor of the data is never this, so nothing is stored */
+  void *params[] = {&r->src, &r->vectors, &r->out, &never};
+  nvfp4i_launch launch = {.grid = {(unsigned)r->h->sm_count * READ_PROBE_CTAS_PER_SM, 1, 1},
+                          .block = {NVFP4I_READ_PROBE_THREADS, 1, 1},
+                          .params = params};
+  return nvfp4i_launch_kernel(r->h, NVFP4I_KERNEL_READ_PROBE, &launch, stream);
+}
+
+nvfp4_status nvfp4i_bench_read(nvfp4_handle *h, double bytes, int runs, nvfp4i_timing *t) {
+  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
+  read_arg r = {h, 0, 0, ((uint64_t)bytes + 15) / 16};
+  size_t out_bytes = sizeof(uint32_t) * (size_t)h->sm_count * READ_PROBE_CTAS_PER_SM * NVFP4I_READ_PROBE_THREADS;
+  nvfp4_status status = NVFP4_STATUS_SUCCESS;
+  NVFP4_CU_TRY(cu->cuMemAlloc(&r.src, r.vectors * 16), status, out);
+  NVFP4_CU_TRY(cu->cuMemAlloc(&r.out, out_bytes), status, out);
+  NVFP4_CU_TRY(cu->cuMemsetD8(r.src, 0x5A, r.vectors * 16), status, out);
+  status = time_launches(launch_read, &r, runs, t);
+out:
+  if (r.src) cu->cuMemFree(r.src);
+  if (r.out) cu->cuMemFree(r.out);
+  return status;
+}

@@ -21,6 +21,10 @@ nvfp4_status nvfp4i_bench_launch_floor(int runs, double *us);
 nvfp4_status nvfp4i_bench_gemv(nvfp4_handle *h, int64_t m, int64_t k, int64_t l, int runs, nvfp4i_timing *t,
                                double *bytes);
 
+/* Times nvfp4_read_probe_sm90a reading `bytes` once (a plain streaming read, nothing else), timed the same way:
+ * the fastest a kernel that must read that much can show with this method. */
+nvfp4_status nvfp4i_bench_read(nvfp4_handle *h, double bytes, int runs, nvfp4i_timing *t);
+
 /* The dense f16 tensor-core rate, measured: back-to-back wgmma.m64n256k16 on every SM
  * (nvfp4_wgmma_peak_sm90a). */
 nvfp4_status nvfp4i_bench_wgmma_peak(nvfp4_handle *h, int runs, double *tflops);

@@ -45,7 +45,8 @@ static const char usage_bench[] =
     "       nvfp4 bench gemv [--m M --k K --l L | --gpumode | --sweep] [--iters N] [--csv FILE]\n"
     "  Times each launch with CUDA events after flushing L2; prints the median, min and max over N runs\n"
     "  (default 50), the bytes moved per second and their share of the device copy bandwidth measured in\n"
-    "  the same run. Without --m/--k/--l: the GPU MODE benchmark shapes (--gpumode). --sweep: M in\n"
+    "  the same run, and the time of a plain read of the same bytes (the read probe) timed the same way.\n"
+    "  Without --m/--k/--l: the GPU MODE benchmark shapes (--gpumode). --sweep: M in\n"
     "  {1, 64, 512, 4096, 16384} x K in {256, 2048, 16384} x L in {1, 8}.\n";
 
 /* Opens a handle and makes its context current, so this program can allocate memory in it. */
@@ -410,7 +411,8 @@ static int cmd_bench(int argc, char **argv) {
       nvfp4_destroy(h);
       return 1;
     }
-    fprintf(out, "op,m,k,l,median_us,min_us,max_us,runs,bytes,tb_per_s,copy_tb_per_s,fraction_of_copy\n");
+    fprintf(out, "op,m,k,l,median_us,min_us,max_us,runs,bytes,tb_per_s,copy_tb_per_s,fraction_of_copy,read_us,"
+                 "fraction_of_read\n");
   }
   double copy_tbps = 0.0;
   nvfp4_status s = nvfp4i_bench_copy_bandwidth(20, &copy_tbps);
@@ -424,9 +426,11 @@ static int cmd_bench(int argc, char **argv) {
   double floor_us = 0.0;
   if (nvfp4i_bench_launch_floor(20, &floor_us) == NVFP4_STATUS_SUCCESS)
     printf("launch floor:          %.2f us (a 16-byte memset timed the same way, median of 20)\n", floor_us);
-  printf("%-6s %6s %6s %3s %10s %10s %10s %8s %8s\n", "op", "M", "K", "L", "median_us", "min_us", "max_us", "TB/s",
-         "%copy");
-  double log_sum = 0.0;
+  printf("read_us: a plain read of the same bytes (nvfp4_read_probe_sm90a), timed the same way; %%read: its time\n"
+         "over the GEMV's, how close the GEMV comes to the fastest kernel that reads what it must\n");
+  printf("%-6s %6s %6s %3s %10s %10s %10s %8s %8s %9s %7s\n", "op", "M", "K", "L", "median_us", "min_us", "max_us",
+         "TB/s", "%copy", "read_us", "%read");
+  double log_sum = 0.0, log_read_sum = 0.0;
   for (int i = 0; i < count; i++) {
     nvfp4i_timing t;
     double bytes;
@@ -437,18 +441,27 @@ static int cmd_bench(int argc, char **argv) {
       rc = 1;
       continue;
     }
-    double tbps = bytes / (t.median_us * 1e-6) / 1e12;
+    nvfp4i_timing read;
+    s = nvfp4i_bench_read(h, bytes, (int)runs, &read);
+    if (s != NVFP4_STATUS_SUCCESS) {
+      fprintf(stderr, "nvfp4: read probe of %.0f bytes: %s: %s\n", bytes, nvfp4_status_string(s), nvfp4_last_error());
+      rc = 1;
+      continue;
+    }
+    double tbps = bytes / (t.median_us * 1e-6) / 1e12, of_read = read.median_us / t.median_us;
     log_sum += log(tbps / copy_tbps);
-    printf("%-6s %6lld %6lld %3lld %10.2f %10.2f %10.2f %8.3f %7.1f%%\n", "gemv", (long long)shapes[i].m,
+    log_read_sum += log(of_read);
+    printf("%-6s %6lld %6lld %3lld %10.2f %10.2f %10.2f %8.3f %7.1f%% %9.2f %6.1f%%\n", "gemv", (long long)shapes[i].m,
            (long long)shapes[i].k, (long long)shapes[i].l, t.median_us, t.min_us, t.max_us, tbps,
-           100.0 * tbps / copy_tbps);
+           100.0 * tbps / copy_tbps, read.median_us, 100.0 * of_read);
     if (out)
-      fprintf(out, "gemv,%lld,%lld,%lld,%.3f,%.3f,%.3f,%d,%.0f,%.4f,%.4f,%.4f\n", (long long)shapes[i].m,
+      fprintf(out, "gemv,%lld,%lld,%lld,%.3f,%.3f,%.3f,%d,%.0f,%.4f,%.4f,%.4f,%.3f,%.4f\n", (long long)shapes[i].m,
               (long long)shapes[i].k, (long long)shapes[i].l, t.median_us, t.min_us, t.max_us, t.runs, bytes, tbps,
-              copy_tbps, tbps / copy_tbps);
+              copy_tbps, tbps / copy_tbps, read.median_us, of_read);
   }
-  if (rc == 0 && shapes == gpumode_gemv_shapes) /* SPEC section 5's figure of merit */
-    printf("geometric mean: %.1f%% of copy bandwidth\n", 100.0 * exp(log_sum / count));
+  if (rc == 0 && shapes == gpumode_gemv_shapes) /* SPEC section 5's figure of merit, and the read probe's */
+    printf("geometric mean: %.1f%% of copy bandwidth, %.1f%% of the read probe\n", 100.0 * exp(log_sum / count),
+           100.0 * exp(log_read_sum / count));
 done:
   if (out) fclose(out);
   nvfp4_destroy(h);
