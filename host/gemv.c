@@ -63,18 +63,18 @@ NVFP4_API nvfp4_status nvfp4_gemv(nvfp4_handle *h, const nvfp4_tensor *a, const 
   while (lanes_log2 < GEMV_MAX_LANES_LOG2 && (groups << lanes_log2) < resident &&
          chunks_per_row >= (4u << lanes_log2))
     lanes_log2++;
-  uint32_t rows_per_cta = (GEMV_THREADS >> lanes_log2) * GEMV_ROWS_PER_GROUP;
-  uint32_t tiles = (uint32_t)((a->rows + rows_per_cta - 1) / rows_per_cta);
-  uint32_t smem = chunks_per_row * GEMV_SMEM_PER_CHUNK;
 
-  /* Persistent grid: as many CTAs per batch as fit at once, then evened out so that every CTA of a
-   * batch takes the same number of tiles (the last one maybe fewer). */
+  /* Persistent grid: as many CTAs per batch as fit at once, each taking Q consecutive quads (4-row
+   * groups), a tile of one quad per thread group at a time; the last tile may leave groups idle, so every
+   * SM gets the same work to within one quad per CTA (whole tiles per CTA left SMs up to 18% apart). */
+  uint32_t smem = chunks_per_row * GEMV_SMEM_PER_CHUNK;
   uint32_t ctas_per_sm = GEMV_SM_SMEM / (smem + 1024); /* 1 KB per CTA is the driver's reserve */
   if (ctas_per_sm > blocks_per_sm) ctas_per_sm = blocks_per_sm;
+  uint32_t quads = (uint32_t)((a->rows + GEMV_ROWS_PER_GROUP - 1) / GEMV_ROWS_PER_GROUP);
   uint64_t per_batch = (uint64_t)h->sm_count * ctas_per_sm / (uint64_t)a->batch;
   if (per_batch < 1) per_batch = 1;
-  uint32_t tiles_per_cta = (uint32_t)((tiles + per_batch - 1) / per_batch);
-  uint32_t ctas = (tiles + tiles_per_cta - 1) / tiles_per_cta;
+  uint32_t quads_per_cta = (uint32_t)((quads + per_batch - 1) / per_batch);
+  uint32_t ctas = (quads + quads_per_cta - 1) / quads_per_cta;
 
   /* The kernel steps from chunk pair to chunk pair (4 blocks): quad_step bytes. */
   nvfp4i_sf_steps as = nvfp4i_sf_steps_of(a), xs = nvfp4i_sf_steps_of(x);
@@ -87,7 +87,7 @@ NVFP4_API nvfp4_status nvfp4_gemv(nvfp4_handle *h, const nvfp4_tensor *a, const 
   void *params[] = {&a_data,         &a_sf,        &x_data,       &x_sf,         &y_data,   &a_ld,
                     &a_bs,           &a_sfbs,      &as.step128,   &as.step32,    &as.step1, &x_bs,
                     &x_sfbs,         &y_ld,        &y_bs,         &m,            &chunks_per_row,
-                    &as.quad_step,   &xs.quad_step, &lanes_log2,  &tiles,        &y_dtype,  &alpha};
+                    &as.quad_step,   &xs.quad_step, &lanes_log2,  &quads,    &quads_per_cta,        &y_dtype,  &alpha};
   nvfp4i_launch launch = {
       .grid = {ctas, (unsigned)a->batch, 1},
       .block = {GEMV_THREADS, 1, 1},
