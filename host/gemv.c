@@ -51,30 +51,32 @@ NVFP4_API nvfp4_status nvfp4_gemv(nvfp4_handle *h, const nvfp4_tensor *a, const 
   nvfp4_status status = validate(h, a, x, y);
   if (status != NVFP4_STATUS_SUCCESS) return status;
 
-  /* Threads per 4-row group: enough to cover a row's chunks within a warp (a power of two in [2, 32]);
-   * then wider, splitting K over warps, while the groups do not fill the resident threads once and
-   * every thread keeps at least two chunks per row (the pipeline keeps two in flight). */
-  uint32_t chunks_per_row = (uint32_t)(a->k / 32);
-  uint32_t lanes_log2 = 1;
-  while (lanes_log2 < 5 && (1u << lanes_log2) < chunks_per_row) lanes_log2++;
-  uint64_t groups = (uint64_t)(a->rows + GEMV_ROWS_PER_GROUP - 1) / GEMV_ROWS_PER_GROUP * (uint64_t)a->batch;
-  uint32_t blocks_per_sm = (uint32_t)h->kernels[NVFP4I_KERNEL_GEMV].blocks_per_sm; /* registers permitting */
-  uint64_t resident = (uint64_t)h->sm_count * blocks_per_sm * GEMV_THREADS;
-  while (lanes_log2 < GEMV_MAX_LANES_LOG2 && (groups << lanes_log2) < resident &&
-         chunks_per_row >= (4u << lanes_log2))
-    lanes_log2++;
-
   /* Persistent grid: as many CTAs per batch as fit at once, each taking Q consecutive quads (4-row
    * groups), a tile of one quad per thread group at a time; the last tile may leave groups idle, so every
-   * SM gets the same work to within one quad per CTA (whole tiles per CTA left SMs up to 18% apart). */
+   * SM gets the same work to within one quad per CTA. */
+  uint32_t chunks_per_row = (uint32_t)(a->k / 32);
   uint32_t smem = chunks_per_row * GEMV_SMEM_PER_CHUNK;
   uint32_t ctas_per_sm = GEMV_SM_SMEM / (smem + 1024); /* 1 KB per CTA is the driver's reserve */
+  uint32_t blocks_per_sm = (uint32_t)h->kernels[NVFP4I_KERNEL_GEMV].blocks_per_sm; /* registers permitting */
   if (ctas_per_sm > blocks_per_sm) ctas_per_sm = blocks_per_sm;
   uint32_t quads = (uint32_t)((a->rows + GEMV_ROWS_PER_GROUP - 1) / GEMV_ROWS_PER_GROUP);
   uint64_t per_batch = (uint64_t)h->sm_count * ctas_per_sm / (uint64_t)a->batch;
   if (per_batch < 1) per_batch = 1;
   uint32_t quads_per_cta = (uint32_t)((quads + per_batch - 1) / per_batch);
   uint32_t ctas = (quads + quads_per_cta - 1) / quads_per_cta;
+
+  /* Threads per group ("lanes", a power of two): as few as let the CTA's Q quads fill one tile (256 / Q),
+   * so each thread walks a long run of a row's chunks and the CTA reduces once; but at least
+   * min(32, chunks / 4) and min(8, chunks) (narrower groups spread a warp's loads over more rows:
+   * slower) and at most the chunks per row (every thread has one). */
+  uint32_t floor_log2 = 1; /* lanes are even */
+  while (floor_log2 < 3 && (1u << floor_log2) < chunks_per_row) floor_log2++;
+  while (floor_log2 < 5 && (4u << (floor_log2 + 1)) <= chunks_per_row) floor_log2++;
+  uint32_t fill_log2 = 0;
+  while (fill_log2 < GEMV_MAX_LANES_LOG2 && (uint64_t)quads_per_cta << (fill_log2 + 1) <= GEMV_THREADS) fill_log2++;
+  uint32_t cap_log2 = floor_log2;
+  while (cap_log2 < GEMV_MAX_LANES_LOG2 && (2u << cap_log2) <= chunks_per_row) cap_log2++;
+  uint32_t lanes_log2 = fill_log2 < floor_log2 ? floor_log2 : fill_log2 > cap_log2 ? cap_log2 : fill_log2;
 
   /* The kernel steps from chunk pair to chunk pair (4 blocks): quad_step bytes. */
   nvfp4i_sf_steps as = nvfp4i_sf_steps_of(a), xs = nvfp4i_sf_steps_of(x);
