@@ -146,7 +146,9 @@ typedef struct peak_arg {
 static nvfp4_status launch_peak(void *arg, CUstream stream) {
   peak_arg *p = arg;
   void *params[] = {&p->out, &p->iters};
-  nvfp4i_launch launch = {.grid = {(unsigned)p->h->sm_count, 1, 1}, .block = {NVFP4I_WGMMA_PEAK_THREADS, 1, 1}, .params = params};
+  nvfp4i_launch launch = {.grid = {(unsigned)p->h->sm_count, 1, 1},
+                          .block = {NVFP4I_WGMMA_PEAK_THREADS, 1, 1},
+                          .params = params};
   return nvfp4i_launch_kernel(p->h, NVFP4I_KERNEL_WGMMA_PEAK, &launch, stream);
 }
 
@@ -224,6 +226,19 @@ out:
 
 enum { READ_PROBE_CTAS_PER_SM = 4 }; /* 2048 threads per SM: ptx/sm90a/read_probe.ptx */
 
+uint32_t nvfp4i_read_probe_threads(const nvfp4_handle *h) {
+  return (uint32_t)h->sm_count * READ_PROBE_CTAS_PER_SM * NVFP4I_READ_PROBE_THREADS;
+}
+
+nvfp4_status nvfp4i_read_probe(nvfp4_handle *h, CUdeviceptr src, uint64_t vectors, CUdeviceptr out, uint32_t never,
+                               CUstream stream) {
+  void *params[] = {&src, &vectors, &out, &never};
+  nvfp4i_launch launch = {.grid = {(unsigned)h->sm_count * READ_PROBE_CTAS_PER_SM, 1, 1},
+                          .block = {NVFP4I_READ_PROBE_THREADS, 1, 1},
+                          .params = params};
+  return nvfp4i_launch_kernel(h, NVFP4I_KERNEL_READ_PROBE, &launch, stream);
+}
+
 typedef struct read_arg {
   nvfp4_handle *h;
   CUdeviceptr src, out;
@@ -232,21 +247,16 @@ typedef struct read_arg {
 
 static nvfp4_status launch_read(void *arg, CUstream stream) {
   read_arg *r = arg;
-  uint32_t never = 0x9E3779B9u; /* the xor of the data is never this, so nothing is stored */
-  void *params[] = {&r->src, &r->vectors, &r->out, &never};
-  nvfp4i_launch launch = {.grid = {(unsigned)r->h->sm_count * READ_PROBE_CTAS_PER_SM, 1, 1},
-                          .block = {NVFP4I_READ_PROBE_THREADS, 1, 1},
-                          .params = params};
-  return nvfp4i_launch_kernel(r->h, NVFP4I_KERNEL_READ_PROBE, &launch, stream);
+  /* the buffer is all 0x5A bytes: every thread's xor is 0 or 0x5A5A5A5A, never this, so nothing is stored */
+  return nvfp4i_read_probe(r->h, r->src, r->vectors, r->out, 0x9E3779B9u, stream);
 }
 
 nvfp4_status nvfp4i_bench_read(nvfp4_handle *h, double bytes, int runs, nvfp4i_timing *t) {
   const nvfp4i_cuda_table *cu = nvfp4i_cuda();
   read_arg r = {h, 0, 0, ((uint64_t)bytes + 15) / 16};
-  size_t out_bytes = sizeof(uint32_t) * (size_t)h->sm_count * READ_PROBE_CTAS_PER_SM * NVFP4I_READ_PROBE_THREADS;
   nvfp4_status status = NVFP4_STATUS_SUCCESS;
   NVFP4_CU_TRY(cu->cuMemAlloc(&r.src, r.vectors * 16), status, out);
-  NVFP4_CU_TRY(cu->cuMemAlloc(&r.out, out_bytes), status, out);
+  NVFP4_CU_TRY(cu->cuMemAlloc(&r.out, sizeof(uint32_t) * nvfp4i_read_probe_threads(h)), status, out);
   NVFP4_CU_TRY(cu->cuMemsetD8(r.src, 0x5A, r.vectors * 16), status, out);
   status = time_launches(launch_read, &r, runs, t);
 out:

@@ -2,6 +2,7 @@
 #ifndef NVFP4_HOST_BENCH_H
 #define NVFP4_HOST_BENCH_H
 
+#include "cuda_driver.h"
 #include "nvfp4.h"
 
 typedef struct nvfp4i_timing {
@@ -20,6 +21,15 @@ nvfp4_status nvfp4i_bench_launch_floor(int runs, double *us);
  * floor: A, its scales, x, its scales and y, each once. */
 nvfp4_status nvfp4i_bench_gemv(nvfp4_handle *h, int64_t m, int64_t k, int64_t l, int runs, nvfp4i_timing *t,
                                double *bytes);
+
+/* Threads in the read probe's grid (it is launched on every SM). */
+uint32_t nvfp4i_read_probe_threads(const nvfp4_handle *h);
+
+/* One launch of nvfp4_read_probe_sm90a over `vectors` 16-byte vectors at src: thread i xors the words of
+ * vectors i, i + T, i + 2T, ... (T = nvfp4i_read_probe_threads) and writes the xor to out[i] only where it
+ * equals `never`. */
+nvfp4_status nvfp4i_read_probe(nvfp4_handle *h, CUdeviceptr src, uint64_t vectors, CUdeviceptr out, uint32_t never,
+                               CUstream stream);
 
 /* Times nvfp4_read_probe_sm90a reading `bytes` once (a plain streaming read, nothing else), timed the same way:
  * the fastest a kernel that must read that much can show with this method. */

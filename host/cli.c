@@ -250,6 +250,18 @@ static int cmd_verify_grouped(int argc, char **argv) {
   return pass ? 0 : 1;
 }
 
+/* With a path: opens it for writing and writes the header line (0 and a message if it cannot). */
+static int open_csv(const char *path, const char *header, FILE **out) {
+  *out = NULL;
+  if (path == NULL) return 1;
+  if ((*out = fopen(path, "w")) == NULL) {
+    fprintf(stderr, "nvfp4: cannot write %s\n", path);
+    return 0;
+  }
+  fprintf(*out, "%s\n", header);
+  return 1;
+}
+
 typedef struct grouped_shape {
   int groups;
   int64_t m[8], n, k;
@@ -289,14 +301,12 @@ static int cmd_bench_grouped(int argc, char **argv) {
   nvfp4_handle *h;
   if (!open_handle(&h)) return 1;
   FILE *out = NULL;
-  if (csv && !(out = fopen(csv, "w"))) {
-    fprintf(stderr, "nvfp4: cannot write %s\n", csv);
+  if (!open_csv(csv, "op,groups,m,n,k,median_us,min_us,max_us,runs,flops,bytes,tflops,peak_tflops,"
+                     "fraction_of_peak,copy_tb_per_s,flop_floor_us,byte_floor_us,time_over_floor",
+                &out)) {
     nvfp4_destroy(h);
     return 1;
   }
-  if (out)
-    fprintf(out, "op,groups,m,n,k,median_us,min_us,max_us,runs,flops,bytes,tflops,peak_tflops,fraction_of_peak,"
-                 "copy_tb_per_s,flop_floor_us,byte_floor_us,time_over_floor\n");
   double copy_tbps = 0.0, peak = 0.0;
   int rc = 0;
   nvfp4_status s = nvfp4i_bench_copy_bandwidth(20, &copy_tbps);
@@ -404,15 +414,11 @@ static int cmd_bench(int argc, char **argv) {
   nvfp4_handle *h;
   if (!open_handle(&h)) return 1;
   FILE *out = NULL;
-  if (csv) {
-    out = fopen(csv, "w");
-    if (!out) {
-      fprintf(stderr, "nvfp4: cannot write %s\n", csv);
-      nvfp4_destroy(h);
-      return 1;
-    }
-    fprintf(out, "op,m,k,l,median_us,min_us,max_us,runs,bytes,tb_per_s,copy_tb_per_s,fraction_of_copy,read_us,"
-                 "fraction_of_read\n");
+  if (!open_csv(csv, "op,m,k,l,median_us,min_us,max_us,runs,bytes,tb_per_s,copy_tb_per_s,fraction_of_copy,read_us,"
+                     "fraction_of_read",
+                &out)) {
+    nvfp4_destroy(h);
+    return 1;
   }
   double copy_tbps = 0.0;
   nvfp4_status s = nvfp4i_bench_copy_bandwidth(20, &copy_tbps);

@@ -45,6 +45,19 @@ static nvfp4_status validate(const nvfp4_handle *h, const nvfp4_tensor *a, const
   return status;
 }
 
+static uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
+static uint32_t max_u32(uint32_t a, uint32_t b) { return a > b ? a : b; }
+
+/* floor(log2(v)), 0 for v <= 1 */
+static uint32_t floor_log2(uint32_t v) {
+  uint32_t r = 0;
+  while (v >>= 1) r++;
+  return r;
+}
+
+/* ceil(log2(v)), 0 for v <= 1 */
+static uint32_t ceil_log2(uint32_t v) { return v <= 1 ? 0 : floor_log2(v - 1) + 1; }
+
 NVFP4_API nvfp4_status nvfp4_gemv(nvfp4_handle *h, const nvfp4_tensor *a, const nvfp4_tensor *x,
                                   const nvfp4_output *y, float alpha, CUstream stream) {
   nvfp4i_clear_error();
@@ -67,16 +80,13 @@ NVFP4_API nvfp4_status nvfp4_gemv(nvfp4_handle *h, const nvfp4_tensor *a, const 
 
   /* Threads per group ("lanes", a power of two): as few as let the CTA's Q quads fill one tile (256 / Q),
    * so each thread walks a long run of a row's chunks and the CTA reduces once; but at least
-   * min(32, chunks / 4) and min(8, chunks) (narrower groups spread a warp's loads over more rows:
-   * slower) and at most the chunks per row (every thread has one). */
-  uint32_t floor_log2 = 1; /* lanes are even */
-  while (floor_log2 < 3 && (1u << floor_log2) < chunks_per_row) floor_log2++;
-  while (floor_log2 < 5 && (4u << (floor_log2 + 1)) <= chunks_per_row) floor_log2++;
-  uint32_t fill_log2 = 0;
-  while (fill_log2 < GEMV_MAX_LANES_LOG2 && (uint64_t)quads_per_cta << (fill_log2 + 1) <= GEMV_THREADS) fill_log2++;
-  uint32_t cap_log2 = floor_log2;
-  while (cap_log2 < GEMV_MAX_LANES_LOG2 && (2u << cap_log2) <= chunks_per_row) cap_log2++;
-  uint32_t lanes_log2 = fill_log2 < floor_log2 ? floor_log2 : fill_log2 > cap_log2 ? cap_log2 : fill_log2;
+   * min(8, chunks) and min(32, chunks / 4) (narrower groups spread a warp's loads over more rows: slower)
+   * and at most the chunks per row (every thread has one). Lanes are even. */
+  uint32_t least_log2 = max_u32(1, max_u32(min_u32(3, ceil_log2(chunks_per_row)),
+                                           min_u32(5, floor_log2(chunks_per_row / 4))));
+  uint32_t most_log2 = max_u32(least_log2, min_u32(GEMV_MAX_LANES_LOG2, floor_log2(chunks_per_row)));
+  uint32_t fill_log2 = min_u32(GEMV_MAX_LANES_LOG2, floor_log2(GEMV_THREADS / quads_per_cta));
+  uint32_t lanes_log2 = min_u32(max_u32(fill_log2, least_log2), most_log2);
 
   /* The kernel steps from chunk pair to chunk pair (4 blocks): quad_step bytes. */
   nvfp4i_sf_steps as = nvfp4i_sf_steps_of(a), xs = nvfp4i_sf_steps_of(x);
@@ -89,7 +99,8 @@ NVFP4_API nvfp4_status nvfp4_gemv(nvfp4_handle *h, const nvfp4_tensor *a, const 
   void *params[] = {&a_data,         &a_sf,        &x_data,       &x_sf,         &y_data,   &a_ld,
                     &a_bs,           &a_sfbs,      &as.step128,   &as.step32,    &as.step1, &x_bs,
                     &x_sfbs,         &y_ld,        &y_bs,         &m,            &chunks_per_row,
-                    &as.quad_step,   &xs.quad_step, &lanes_log2,  &quads,    &quads_per_cta,        &y_dtype,  &alpha};
+                    &as.quad_step,   &xs.quad_step, &lanes_log2,  &quads,        &quads_per_cta,
+                    &y_dtype,        &alpha};
   nvfp4i_launch launch = {
       .grid = {ctas, (unsigned)a->batch, 1},
       .block = {GEMV_THREADS, 1, 1},

@@ -43,6 +43,9 @@ _Static_assert(offsetof(gg_params, maps) == 64, "MAPS_OFFSET");
 _Static_assert(offsetof(gg_params, desc) == 2624, "DESCS_OFFSET");
 _Static_assert(sizeof(gg_params) == 3904, "PARAM_BYTES");
 
+static int is_empty(const nvfp4_tensor *a, const nvfp4_tensor *b) { return a->rows == 0 || b->rows == 0; }
+
+/* Validates group g; a group with work must also suit the TMA copies (16-byte base and row pitch). */
 static nvfp4_status validate_group(int g, const nvfp4_tensor *a, const nvfp4_tensor *b, const nvfp4_output *c) {
   char name[32];
   snprintf(name, sizeof name, "a[%d]", g);
@@ -58,19 +61,14 @@ static nvfp4_status validate_group(int g, const nvfp4_tensor *a, const nvfp4_ten
     return nvfp4i_fail(NVFP4_STATUS_INVALID_VALUE, "b[%d].k = %lld: must equal a[%d].k = %lld", g,
                        (long long)b->k, g, (long long)a->k);
   snprintf(name, sizeof name, "c[%d]", g);
-  return nvfp4i_validate_output(name, c, a->rows, b->rows, 1);
+  status = nvfp4i_validate_output(name, c, a->rows, b->rows, 1);
+  if (status != NVFP4_STATUS_SUCCESS || is_empty(a, b)) return status;
+  snprintf(name, sizeof name, "a[%d]", g);
+  status = nvfp4i_validate_vector_alignment(name, a);
+  if (status != NVFP4_STATUS_SUCCESS) return status;
+  snprintf(name, sizeof name, "b[%d]", g);
+  return nvfp4i_validate_vector_alignment(name, b);
 }
-
-/* TMA reads packed data: 16-byte base and (with more than one row) 16-byte row pitch. */
-static nvfp4_status check_tma_alignment(const char *op, int g, const nvfp4_tensor *t) {
-  if ((uintptr_t)t->data % 16 != 0 || (t->rows > 1 && t->ld % 16 != 0))
-    return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED,
-                       "%s[%d]: data (%p) and ld (%lld) must be multiples of 16 bytes for the TMA path", op, g,
-                       t->data, (long long)t->ld);
-  return NVFP4_STATUS_SUCCESS;
-}
-
-static int is_empty(const nvfp4_tensor *a, const nvfp4_tensor *b) { return a->rows == 0 || b->rows == 0; }
 
 /* A 2-D uint8 map over rows x K/2 packed bytes, box 64 bytes x 128 rows, zero fill out of bounds. */
 static nvfp4_status encode_data_map(uint8_t out[128], const char *op, int g, const nvfp4_tensor *t) {
@@ -149,11 +147,7 @@ NVFP4_API nvfp4_status nvfp4_grouped_gemm(nvfp4_handle *h, int num_groups, const
   for (int g = 0; g < num_groups; g++) {
     nvfp4_status status = validate_group(g, &a[g], &b[g], &c[g]);
     if (status != NVFP4_STATUS_SUCCESS) return status;
-    if (is_empty(&a[g], &b[g])) continue;
-    status = check_tma_alignment("a", g, &a[g]);
-    if (status == NVFP4_STATUS_SUCCESS) status = check_tma_alignment("b", g, &b[g]);
-    if (status != NVFP4_STATUS_SUCCESS) return status;
-    work++;
+    if (!is_empty(&a[g], &b[g])) work++;
   }
   if (work == 0) return NVFP4_STATUS_SUCCESS; /* nothing to compute, nothing launched */
 

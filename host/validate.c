@@ -68,7 +68,9 @@ nvfp4_status nvfp4i_validate_output(const char *name, const nvfp4_output *o, int
 }
 
 nvfp4_status nvfp4i_validate_vector_alignment(const char *name, const nvfp4_tensor *t) {
-  if ((uintptr_t)t->data % 16 != 0 || t->ld % 16 != 0 || (t->batch > 1 && t->batch_stride % 16 != 0))
+  /* ld matters only between rows, batch_stride only between batches */
+  if ((uintptr_t)t->data % 16 != 0 || (t->rows > 1 && t->ld % 16 != 0) ||
+      (t->batch > 1 && t->batch_stride % 16 != 0))
     return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED,
                        "%s: data (%p), ld (%lld) and batch_stride (%lld) must be multiples of 16 bytes", name,
                        t->data, (long long)t->ld, (long long)t->batch_stride);

@@ -14,7 +14,8 @@ nvfp4_status nvfp4i_validate_tensor(const char *name, const nvfp4_tensor *t, int
 nvfp4_status nvfp4i_validate_output(const char *name, const nvfp4_output *o, int64_t rows, int64_t cols,
                                     int64_t batch);
 
-/* Checks what the 16-byte vector loads of the kernels need: data base, ld and batch_stride multiples of 16. */
+/* Checks what the kernels' 16-byte vector loads and TMA copies need: the data base, ld (with more than one
+ * row) and batch_stride (with more than one batch) multiples of 16. */
 nvfp4_status nvfp4i_validate_vector_alignment(const char *name, const nvfp4_tensor *t);
 
 /* Bytes per element of an output dtype (0 for an invalid one). */

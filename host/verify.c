@@ -37,6 +37,13 @@ static int64_t count_clobbered(const uint8_t *buf, int64_t bytes, const uint8_t 
   return n;
 }
 
+/* Sets one random block scale of row `row` (batch 0) of op's host copy to NaN (0x7F); the caller uploads. */
+static void inject_nan(nvfp4i_operand *op, int64_t row, nvfp4i_rng *rng) {
+  uint8_t *scales = (uint8_t *)op->host.scales;
+  int64_t block = (int64_t)(nvfp4i_rng_next(rng) % (uint64_t)(op->host.k / 16));
+  scales[nvfp4i_sf_offset(op->host.sf_layout, op->host.sf_ld, op->host.k, row, block)] = 0x7F;
+}
+
 int nvfp4i_verify_gemv(nvfp4_handle *h, const nvfp4i_gemv_case *c, nvfp4i_verdict *v) {
   const nvfp4i_cuda_table *cu = nvfp4i_cuda();
   memset(v, 0, sizeof *v);
@@ -61,9 +68,7 @@ int nvfp4i_verify_gemv(nvfp4_handle *h, const nvfp4i_gemv_case *c, nvfp4i_verdic
   v->status = nvfp4i_operand_create(&x, 1, c->k, c->l, c->x_layout, 0, &rng);
   if (v->status != NVFP4_STATUS_SUCCESS) goto free_a;
   if (c->nan_row >= 0 && c->nan_row < c->m) {
-    uint8_t *scales = (uint8_t *)a.host.scales;
-    int64_t block = (int64_t)(nvfp4i_rng_next(&rng) % (uint64_t)(c->k / 16));
-    scales[nvfp4i_sf_offset(c->a_layout, a.host.sf_ld, c->k, c->nan_row, block)] = 0x7F;
+    inject_nan(&a, c->nan_row, &rng);
     v->status = nvfp4i_operand_upload(&a);
     if (v->status != NVFP4_STATUS_SUCCESS) goto free_x;
   }
@@ -119,12 +124,6 @@ static nvfp4_status create_operand(nvfp4i_operand *op, int64_t rows, int64_t k, 
   memset(op, 0, sizeof *op);
   op->dev = op->host = (nvfp4_tensor){NULL, NULL, 0, k, 1, k / 2, 0, k / 16, 0, layout};
   return NVFP4_STATUS_SUCCESS;
-}
-
-static void inject_nan(nvfp4i_operand *op, int64_t row, nvfp4i_rng *rng) {
-  uint8_t *scales = (uint8_t *)op->host.scales;
-  int64_t block = (int64_t)(nvfp4i_rng_next(rng) % (uint64_t)(op->host.k / 16));
-  scales[nvfp4i_sf_offset(op->host.sf_layout, op->host.sf_ld, op->host.k, row, block)] = 0x7F;
 }
 
 /* The columns (rows of B) checked for a group: all, or the first 16, the last 40, the NaN row and random

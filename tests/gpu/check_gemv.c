@@ -141,15 +141,11 @@ END_TEST
 
 Suite *gemv_gpu_suite(void) {
   Suite *s = suite_create("gemv gpu");
-  TCase *shapes = tcase_create("gemv shapes");
-  tcase_set_tags(shapes, "gpu");
-  tcase_set_timeout(shapes, 600);
+  TCase *shapes = gpu_tcase("gemv shapes", 600);
   select_cases();
   tcase_add_loop_test(shapes, gemv_matches_reference, 0, selected_count);
   suite_add_tcase(s, shapes);
-  TCase *usage = tcase_create("gemv graphs and threads");
-  tcase_set_tags(usage, "gpu");
-  tcase_set_timeout(usage, 120);
+  TCase *usage = gpu_tcase("gemv graphs and threads", 120);
   tcase_add_test(usage, gemv_graph_replay_matches_direct_launch);
   tcase_add_test(usage, gemv_from_several_threads_on_one_handle);
   suite_add_tcase(s, usage);

@@ -142,15 +142,11 @@ END_TEST
 
 Suite *grouped_gemm_gpu_suite(void) {
   Suite *s = suite_create("grouped gemm gpu");
-  TCase *shapes = tcase_create("grouped gemm shapes");
-  tcase_set_tags(shapes, "gpu");
-  tcase_set_timeout(shapes, 600);
+  TCase *shapes = gpu_tcase("grouped gemm shapes", 600);
   select_cases();
   tcase_add_loop_test(shapes, grouped_gemm_matches_reference, 0, selected_count);
   suite_add_tcase(s, shapes);
-  TCase *graphs = tcase_create("grouped gemm graphs");
-  tcase_set_tags(graphs, "gpu");
-  tcase_set_timeout(graphs, 120);
+  TCase *graphs = gpu_tcase("grouped gemm graphs", 120);
   tcase_add_test(graphs, grouped_gemm_graph_replay_matches_direct_launch);
   suite_add_tcase(s, graphs);
   return s;

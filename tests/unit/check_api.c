@@ -5,6 +5,7 @@
 
 #include "handle.h"
 #include "suites.h"
+#include "validate.h"
 
 START_TEST(status_strings_are_never_null) {
   for (int s = -1; s <= 7; s++) ck_assert_ptr_nonnull(nvfp4_status_string((nvfp4_status)s));
@@ -223,12 +224,29 @@ START_TEST(grouped_gemm_takes_empty_groups_and_null_arrays_for_zero_groups) {
 }
 END_TEST
 
+START_TEST(vector_alignment_asks_ld_only_between_rows_and_batch_stride_only_between_batches) {
+  nvfp4_tensor t = {fake_a, fake_sf, 1, K, 1, K / 2 + 8, K / 2 + 8, K / 16, K / 16, NVFP4_SF_LINEAR};
+  ck_assert_int_eq(nvfp4i_validate_vector_alignment("t", &t), NVFP4_STATUS_SUCCESS); /* one row, one batch */
+  t.rows = 2;
+  ck_assert_int_eq(nvfp4i_validate_vector_alignment("t", &t), NVFP4_STATUS_NOT_SUPPORTED);
+  ck_assert_msg(strstr(nvfp4_last_error(), "t: data") != NULL, "message: %s", nvfp4_last_error());
+  t.rows = 1;
+  t.batch = 2;
+  ck_assert_int_eq(nvfp4i_validate_vector_alignment("t", &t), NVFP4_STATUS_NOT_SUPPORTED);
+  t.batch_stride = K / 2 + 16;
+  ck_assert_int_eq(nvfp4i_validate_vector_alignment("t", &t), NVFP4_STATUS_SUCCESS);
+  t.data = fake_a + 8;
+  ck_assert_int_eq(nvfp4i_validate_vector_alignment("t", &t), NVFP4_STATUS_NOT_SUPPORTED);
+}
+END_TEST
+
 Suite *api_suite(void) {
   Suite *s = suite_create("api");
   TCase *basics = tcase_create("status, version, no driver");
   tcase_add_test(basics, status_strings_are_never_null);
   tcase_add_test(basics, no_driver_fails_cleanly);
   tcase_add_test(basics, create_and_destroy_take_null);
+  tcase_add_test(basics, vector_alignment_asks_ld_only_between_rows_and_batch_stride_only_between_batches);
   suite_add_tcase(s, basics);
   TCase *gemv = tcase_create("gemv validation");
   tcase_add_loop_test(gemv, gemv_rejects_bad_arguments, 0, (int)(sizeof gemv_cases / sizeof gemv_cases[0]));
