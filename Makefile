@@ -55,8 +55,10 @@ $(BUILD)/cubin/%.cubin: $(BUILD)/ptx/%.ptx | $(BUILD)/cubin/sm90a
 	$(Q)$(PTXAS) -ewp -arch=$(ptx_arch_$(call target_of,$*)) -v $< -o $@ 2> $(@:.cubin=.ptxas.txt) \
 	  || { cat $(@:.cubin=.ptxas.txt); exit 1; }
 
+# A static pattern rule: as a plain pattern rule it also matched build/cubin/sm90a/gemv.cubin (stem
+# sm90a/gemv, no prerequisites), so with build/ptx removed an edited kernel was never reassembled.
 .SECONDEXPANSION:
-$(BUILD)/cubin/%.cubin: $$(filter $(BUILD)/cubin/%/$$(percent),$(CUBINS))
+$(LINKED): $(BUILD)/cubin/%.cubin: $$(filter $(BUILD)/cubin/%/$$(percent),$(CUBINS))
 	$(call say,NVLINK,$@)
 	$(Q)$(NVLINK) -arch=$(ptx_arch_$*) $^ -o $@
 
