@@ -485,7 +485,7 @@ int main(int argc, char **argv) {
     if (argc >= 3 && !strcmp(argv[2], "gemv")) return cmd_verify_gemv(argc - 3, argv + 3);
     if (argc >= 3 && !strcmp(argv[2], "grouped-gemm")) return cmd_verify_grouped(argc - 3, argv + 3);
     if (argc >= 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
-      printf("%s", usage_verify_gemv);
+      printf("%s%s", usage_verify_gemv, usage_verify_grouped);
       return 0;
     }
     fprintf(stderr, "nvfp4: verify takes an operation: gemv or grouped-gemm\n");

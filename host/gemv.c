@@ -102,11 +102,13 @@ NVFP4_API nvfp4_status nvfp4_gemv(nvfp4_handle *h, const nvfp4_tensor *a, const 
    * Then half or a quarter of the width is taken if it divides them and leaves no more of the CTA's
    * thread steps idle (8 lanes there: 42.5 us). A width that still does not divide them gains nothing
    * (4096x6368x8, 199 chunks, on 8 lanes: 53.3 us against 51.5 on 32), so none is taken then. */
-  for (int l = (int)lanes_log2 - 1, widest = (int)lanes_log2; l >= 1 && l >= widest - 2; l--)
-    if (chunks_per_row % (1u << widest) != 0 && chunks_per_row % (1u << l) == 0 &&
-        busy_share((uint32_t)l, chunks_per_row, quads_per_cta) >
-            busy_share(lanes_log2, chunks_per_row, quads_per_cta))
-      lanes_log2 = (uint32_t)l;
+  if (chunks_per_row % (1u << lanes_log2) != 0) {
+    uint32_t widest = lanes_log2;
+    for (uint32_t l = widest - 1; l >= 1 && l + 2 >= widest; l--)
+      if (chunks_per_row % (1u << l) == 0 &&
+          busy_share(l, chunks_per_row, quads_per_cta) > busy_share(lanes_log2, chunks_per_row, quads_per_cta))
+        lanes_log2 = l;
+  }
 
   /* The kernel steps from chunk pair to chunk pair (4 blocks): quad_step bytes. */
   nvfp4i_sf_steps as = nvfp4i_sf_steps_of(a), xs = nvfp4i_sf_steps_of(x);

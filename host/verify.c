@@ -127,7 +127,7 @@ static nvfp4_status create_operand(nvfp4i_operand *op, int64_t rows, int64_t k, 
 }
 
 /* The columns (rows of B) checked for a group: all, or the first 16, the last 40, the NaN row and random
- * ones up to the MAC budget. Returns the count written to cols (sized n). */
+ * ones up to the MAC budget. Returns the count written to cols (sized n), -1 without host memory. */
 static int64_t choose_columns(const grouped_group *gr, nvfp4i_rng *rng, int64_t *cols) {
   int64_t n = gr->n, count = 0;
   if (gr->m * gr->n * gr->k <= FULL_CHECK_MACS) {
@@ -137,6 +137,7 @@ static int64_t choose_columns(const grouped_group *gr, nvfp4i_rng *rng, int64_t 
   int64_t budget = FULL_CHECK_MACS / (gr->m * gr->k);
   if (budget < 64) budget = 64;
   uint8_t *taken = calloc((size_t)n, 1);
+  if (taken == NULL) return -1;
   for (int64_t j = 0; j < n; j++)
     if (j < 16 || j >= n - 40 || j == gr->nan_b_row) taken[j] = 1;
   for (int64_t extra = 0; extra < budget; extra++) taken[nvfp4i_rng_next(rng) % (uint64_t)n] = 1;
@@ -165,8 +166,9 @@ static void check_group(const nvfp4i_grouped_case *c, const grouped_group *gr, c
   double *arows = malloc(sizeof(double) * (size_t)(m * k)), *brow = malloc(sizeof(double) * (size_t)k);
   double *ref = malloc(sizeof(double) * (size_t)m), *mag = malloc(sizeof(double) * (size_t)m);
   int64_t *index = malloc(sizeof(int64_t) * (size_t)m);
-  for (int64_t i = 0; i < m; i++) nvfp4i_decode_row(&gr->a.host, 0, i, arows + i * k);
-  int64_t ncols = choose_columns(gr, rng, cols);
+  int64_t ncols = cols && arows && brow && ref && mag && index ? choose_columns(gr, rng, cols) : -1;
+  if (ncols < 0) v->status = nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "verify: no host memory");
+  for (int64_t i = 0; ncols > 0 && i < m; i++) nvfp4i_decode_row(&gr->a.host, 0, i, arows + i * k);
   for (int64_t jc = 0; jc < ncols; jc++) {
     int64_t j = cols[jc];
     nvfp4i_decode_row(&gr->b.host, 0, j, brow);

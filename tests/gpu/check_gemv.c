@@ -50,9 +50,11 @@ static const gemv_gpu_case cases[] = {
     CASE(33, 32, 1, BLK, BLK, F32, 1.0f, 0, 1, -1, 1),
     CASE(1, 16384, 2, LIN, LIN, F32, 1.0f, 0, 1, -1, 0),
     CASE(65, 96, 8, BLK, BLK, F16, 1.0f, 0, 1, -1, 1),
-    /* chunk counts (K / 32) that the group width does not divide: 200 and 199 (prime), so the threads of a
-     * group differ by one chunk and the last step of some is past the row; with a NaN row as well */
+    /* chunk counts (K / 32) that the widest group does not divide: 200 on 128 lanes (one quad per CTA) with
+     * a NaN row, where threads of a group take different numbers of chunks; 200 with 32 quads per CTA,
+     * where the host narrows the groups to 8 lanes; 199 (prime), which no width divides */
     CASE(300, 6400, 2, LIN, LIN, F16, 1.0f, 0, 1, 77, 0),
+    CASE(4096, 6400, 8, LIN, BLK, F16, 1.0f, 0, 1, -1, 0),
     CASE(4096, 6368, 8, BLK, LIN, BF16, 1.0f, 0, 1, -1, 0),
     /* K longer than one shared-memory slice of x (16384) */
     CASE(200, 20480, 1, LIN, LIN, F32, 1.0f, 0, 1, -1, 0),
