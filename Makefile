@@ -46,9 +46,10 @@ LINKED := $(foreach t,$(PTX_TARGETS),$(BUILD)/cubin/$(t).cubin)
 FATBIN := $(BUILD)/nvfp4.fatbin
 target_of = $(word 1,$(subst /, ,$(1)))
 
+# cpp also writes the files a kernel source includes (gemv.ptx: gemv_entry.inc) into build/ptx/*.d.
 $(BUILD)/ptx/%.ptx: ptx/%.ptx | $(BUILD)/ptx/sm90a
 	$(call say,CPP,$@)
-	$(Q)$(CPP) $< -o $@
+	$(Q)$(CPP) -MMD -MP -MT $@ -MF $(@:.ptx=.d) $< -o $@
 
 $(BUILD)/cubin/%.cubin: $(BUILD)/ptx/%.ptx | $(BUILD)/cubin/sm90a
 	$(call say,PTXAS,$@)
@@ -155,4 +156,4 @@ DIRS := $(BUILD) $(BUILD)/ptx/sm90a $(BUILD)/cubin/sm90a $(BUILD)/obj/host $(BUI
 $(DIRS):
 	$(Q)mkdir -p $@
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/ptx -name '*.d' 2>/dev/null)

@@ -1,4 +1,5 @@
-/* nvfp4_gemv: validate -> launch shape -> one launch of nvfp4_gemv_sm90a (ptx/sm90a/gemv.ptx). */
+/* nvfp4_gemv: validate -> launch shape -> one launch of nvfp4_gemv_sm90a, or of nvfp4_gemv_equal_steps_sm90a
+ * where the threads of a warp would take different numbers of steps (ptx/sm90a/gemv.ptx). */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -80,7 +81,11 @@ NVFP4_API nvfp4_status nvfp4_gemv(nvfp4_handle *h, const nvfp4_tensor *a, const 
   uint32_t chunks_per_row = (uint32_t)(a->k / 32);
   uint32_t smem = chunks_per_row * GEMV_SMEM_PER_CHUNK;
   uint32_t ctas_per_sm = GEMV_SM_SMEM / (smem + 1024); /* 1 KB per CTA is the driver's reserve */
-  uint32_t blocks_per_sm = (uint32_t)h->kernels[NVFP4I_KERNEL_GEMV].blocks_per_sm; /* registers permitting */
+  /* registers permitting: the two entries' fit is taken alike (125 and 128 registers: 2 CTAs each), so the
+   * launch shape does not depend on which of them runs it */
+  uint32_t blocks_per_sm = (uint32_t)h->kernels[NVFP4I_KERNEL_GEMV].blocks_per_sm;
+  uint32_t equal_steps_blocks = (uint32_t)h->kernels[NVFP4I_KERNEL_GEMV_EQUAL_STEPS].blocks_per_sm;
+  if (blocks_per_sm > equal_steps_blocks) blocks_per_sm = equal_steps_blocks;
   if (ctas_per_sm > blocks_per_sm) ctas_per_sm = blocks_per_sm;
   uint32_t quads = (uint32_t)((a->rows + GEMV_ROWS_PER_GROUP - 1) / GEMV_ROWS_PER_GROUP);
   uint64_t per_batch = (uint64_t)h->sm_count * ctas_per_sm / (uint64_t)a->batch;
@@ -100,8 +105,7 @@ NVFP4_API nvfp4_status nvfp4_gemv(nvfp4_handle *h, const nvfp4_tensor *a, const 
   /* When those lanes do not divide the chunks, the threads of a group differ by a step at the end of
    * every tile: the short ones wait and the warp splits (4096x6400x8, 200 chunks on 32 lanes: 50.3 us).
    * Then half or a quarter of the width is taken if it divides them and leaves no more of the CTA's
-   * thread steps idle (8 lanes there: 42.5 us). A width that still does not divide them gains nothing
-   * (4096x6368x8, 199 chunks, on 8 lanes: 53.3 us against 51.5 on 32), so none is taken then. */
+   * thread steps idle (8 lanes there: 42.5 us). */
   if (chunks_per_row % (1u << lanes_log2) != 0) {
     uint32_t widest = lanes_log2;
     for (uint32_t l = widest - 1; l >= 1 && l + 2 >= widest; l--)
@@ -129,5 +133,12 @@ NVFP4_API nvfp4_status nvfp4_gemv(nvfp4_handle *h, const nvfp4_tensor *a, const 
       .dynamic_smem = smem,
       .params = params,
   };
-  return nvfp4i_launch_kernel(h, NVFP4I_KERNEL_GEMV, &launch, stream);
+  /* Where the width still leaves threads of one warp with different step counts (the chunks left over,
+   * chunks % lanes, end inside a warp: not a multiple of 32), the equal-steps entry runs, whose threads
+   * all take the same number of steps (4096x6368x8, 199 chunks on 32 lanes: 42.7 us against 51.6). Its
+   * guards cost 1-4% on shapes without split warps (256x7168x1, 224 chunks on 128 lanes, whose fourth warp
+   * stops a step early as a whole: 6.28 against 6.13 us), so it runs only where warps split. */
+  uint32_t split = chunks_per_row % (1u << lanes_log2) % 32 != 0;
+  nvfp4i_kernel_id kernel = split ? NVFP4I_KERNEL_GEMV_EQUAL_STEPS : NVFP4I_KERNEL_GEMV;
+  return nvfp4i_launch_kernel(h, kernel, &launch, stream);
 }

@@ -51,11 +51,16 @@ static const gemv_gpu_case cases[] = {
     CASE(1, 16384, 2, LIN, LIN, F32, 1.0f, 0, 1, -1, 0),
     CASE(65, 96, 8, BLK, BLK, F16, 1.0f, 0, 1, -1, 1),
     /* chunk counts (K / 32) that the widest group does not divide: 200 on 128 lanes (one quad per CTA) with
-     * a NaN row, where threads of a group take different numbers of chunks; 200 with 32 quads per CTA,
-     * where the host narrows the groups to 8 lanes; 199 (prime), which no width divides */
+     * a NaN row, where the equal-steps entry runs steps past the row, guarded; 200 with 32 quads per CTA,
+     * where the host narrows the groups to 8 lanes; 199 (prime), which no width divides, with many quads
+     * per CTA (32 lanes) and with one quad (128 lanes); 33 on 16 lanes; 33 with strided A and y and alpha.
+     * Shapes above run it too: 48 and 33 chunks on 32 lanes, 144, 20, 3, 1; and 1059 on 256 lanes below. */
     CASE(300, 6400, 2, LIN, LIN, F16, 1.0f, 0, 1, 77, 0),
     CASE(4096, 6400, 8, LIN, BLK, F16, 1.0f, 0, 1, -1, 0),
     CASE(4096, 6368, 8, BLK, LIN, BF16, 1.0f, 0, 1, -1, 0),
+    CASE(5, 6368, 3, LIN, LIN, F16, 1.0f, 0, 1, -1, 1),
+    CASE(4000, 1056, 3, BLK, BLK, F16, 1.0f, 0, 1, 3999, 0),
+    CASE(257, 1056, 2, BLK, LIN, F32, -0.75f, 32, 3, -1, 1),
     /* K longer than one shared-memory slice of x (16384) */
     CASE(200, 20480, 1, LIN, LIN, F32, 1.0f, 0, 1, -1, 0),
     CASE(77, 33888, 2, BLK, BLK, F16, 1.0f, 0, 1, -1, 0),
