@@ -171,7 +171,7 @@ static int cmd_info(int argc, char **argv) {
   printf("image    %s\n", h->image_source);
   for (int id = 0; id < NVFP4I_KERNEL_COUNT; id++) {
     const nvfp4i_kernel *k = &h->kernels[id];
-    printf("kernel   %-24s %3d registers, %d bytes local (spills), %d bytes static shared, %d CTAs/SM\n",
+    printf("kernel   %-28s %3d registers, %d bytes local (spills), %d bytes static shared, %d CTAs/SM\n",
            nvfp4i_kernel_name((nvfp4i_kernel_id)id), k->registers, k->local_bytes, k->static_smem,
            k->blocks_per_sm);
   }
