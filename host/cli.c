@@ -433,7 +433,7 @@ static int cmd_bench(int argc, char **argv) {
   if (nvfp4i_bench_launch_floor(20, &floor_us) == NVFP4_STATUS_SUCCESS)
     printf("launch floor:          %.2f us (a 16-byte memset timed the same way, median of 20)\n", floor_us);
   printf("read_us: a plain read of the same bytes (nvfp4_read_probe_sm90a), timed the same way; %%read: its time\n"
-         "over the GEMV's, how close the GEMV comes to the fastest kernel that reads what it must\n");
+         "over the GEMV's, how close the GEMV comes to a kernel that only reads what it must\n");
   printf("%-6s %6s %6s %3s %10s %10s %10s %8s %8s %9s %7s\n", "op", "M", "K", "L", "median_us", "min_us", "max_us",
          "TB/s", "%copy", "read_us", "%read");
   double log_sum = 0.0, log_read_sum = 0.0;
