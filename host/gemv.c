@@ -103,9 +103,9 @@ NVFP4_API nvfp4_status nvfp4_gemv(nvfp4_handle *h, const nvfp4_tensor *a, const 
   uint32_t fill_log2 = min_u32(GEMV_MAX_LANES_LOG2, floor_log2(GEMV_THREADS / quads_per_cta));
   uint32_t lanes_log2 = min_u32(max_u32(fill_log2, least_log2), most_log2);
   /* When those lanes do not divide the chunks, the threads of a group differ by a step at the end of
-   * every tile: the short ones wait and the warp splits (4096x6400x8, 200 chunks on 32 lanes: 50.3 us).
-   * Then half or a quarter of the width is taken if it divides them and leaves no more of the CTA's
-   * thread steps idle (8 lanes there: 42.5 us). */
+   * every tile: a split warp in the plain entry (4096x6400x8, 200 chunks on 32 lanes: 50.3 us), guarded
+   * idle steps in the equal-steps entry (below). Then half or a quarter of the width is taken if it
+   * divides them and leaves no more of the CTA's thread steps idle (8 lanes there, plain: 41.3-42.5 us). */
   if (chunks_per_row % (1u << lanes_log2) != 0) {
     uint32_t widest = lanes_log2;
     for (uint32_t l = widest - 1; l >= 1 && l + 2 >= widest; l--)
@@ -138,7 +138,7 @@ NVFP4_API nvfp4_status nvfp4_gemv(nvfp4_handle *h, const nvfp4_tensor *a, const 
    * all take the same number of steps (4096x6368x8, 199 chunks on 32 lanes: 42.7 us against 51.6). Its
    * guards cost 1-4% on shapes without split warps (256x7168x1, 224 chunks on 128 lanes, whose fourth warp
    * stops a step early as a whole: 6.28 against 6.13 us), so it runs only where warps split. */
-  uint32_t split = chunks_per_row % (1u << lanes_log2) % 32 != 0;
+  int split = chunks_per_row % (1u << lanes_log2) % 32 != 0;
   nvfp4i_kernel_id kernel = split ? NVFP4I_KERNEL_GEMV_EQUAL_STEPS : NVFP4I_KERNEL_GEMV;
   return nvfp4i_launch_kernel(h, kernel, &launch, stream);
 }
