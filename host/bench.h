@@ -33,7 +33,8 @@ nvfp4_status nvfp4i_read_probe(nvfp4_handle *h, CUdeviceptr src, uint64_t vector
 
 /* Times nvfp4_read_probe_sm90a reading `bytes` once (a plain streaming read, nothing else), timed the same way:
  * what a kernel that only reads that much shows with this method (its streaming in the kernel bounds a GEMV's;
- * its launch and completion take up to 2 us more than the GEMV's: docs/PERFORMANCE.md, "per-warp timelines"). */
+ * its launch and completion take as long as the GEMV's: docs/PERFORMANCE.md, "The bound this method puts on
+ * any kernel"). */
 nvfp4_status nvfp4i_bench_read(nvfp4_handle *h, double bytes, int runs, nvfp4i_timing *t);
 
 /* The dense f16 tensor-core rate, measured: back-to-back wgmma.m64n256k16 on every SM
