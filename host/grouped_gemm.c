@@ -94,17 +94,9 @@ static nvfp4_status encode_data_map(uint8_t out[128], const char *op, int g, con
   return NVFP4_STATUS_SUCCESS;
 }
 
-/* Where operand t's scales live, in the kernel's form (see the PTX header and nvfp4i_sf_steps_of); BLOCKED
- * scales with a 16-byte aligned base come by cp.async.bulk. */
-static void scale_steps(const nvfp4_tensor *t, uint64_t *sf, uint64_t *s128, uint64_t *s32, uint64_t *s1,
-                        uint32_t *quad_step, uint32_t *bulk) {
-  nvfp4i_sf_steps steps = nvfp4i_sf_steps_of(t);
-  *sf = (uintptr_t)t->scales;
-  *s128 = steps.step128;
-  *s32 = steps.step32;
-  *s1 = steps.step1;
-  *quad_step = steps.quad_step;
-  *bulk = t->sf_layout == NVFP4_SF_BLOCKED_128x4 && (uintptr_t)t->scales % 16 == 0;
+/* BLOCKED scales with a 16-byte aligned base come by cp.async.bulk; the rest by byte loads. */
+static uint32_t scales_by_bulk_copy(const nvfp4_tensor *t) {
+  return t->sf_layout == NVFP4_SF_BLOCKED_128x4 && (uintptr_t)t->scales % 16 == 0;
 }
 
 static nvfp4_status fill_group(gg_params *p, int slot, int g, const nvfp4_tensor *a, const nvfp4_tensor *b,
@@ -112,19 +104,33 @@ static nvfp4_status fill_group(gg_params *p, int slot, int g, const nvfp4_tensor
   nvfp4_status status = encode_data_map(p->maps[slot][0], "a", g, a);
   if (status == NVFP4_STATUS_SUCCESS) status = encode_data_map(p->maps[slot][1], "b", g, b);
   if (status != NVFP4_STATUS_SUCCESS) return status;
+  /* scales in the kernel's form: see the PTX header and nvfp4i_sf_steps_of */
+  nvfp4i_sf_steps as = nvfp4i_sf_steps_of(a), bs = nvfp4i_sf_steps_of(b);
   gg_desc *d = &p->desc[slot];
-  scale_steps(a, &d->a_sf, &d->a_step128, &d->a_step32, &d->a_step1, &d->a_quad_step, &d->a_bulk);
-  scale_steps(b, &d->b_sf, &d->b_step128, &d->b_step32, &d->b_step1, &d->b_quad_step, &d->b_bulk);
-  d->c = (uintptr_t)c->data;
-  d->ldc = (uint64_t)(a->rows > 1 ? c->ld : 0);
-  d->m = (uint32_t)a->rows;
-  d->n = (uint32_t)b->rows;
-  d->k = (uint32_t)a->k;
-  d->ktiles = (uint32_t)((a->k + 2 * GG_K_STEP_BYTES - 1) / (2 * GG_K_STEP_BYTES));
-  d->m_tiles = (uint32_t)((a->rows + GG_TILE - 1) / GG_TILE);
-  d->tile_start = p->total_tiles;
-  d->dtype = (uint32_t)c->dtype;
-  d->sf_blocks = (uint32_t)(a->k / 16);
+  *d = (gg_desc){
+      .a_sf = (uintptr_t)a->scales,
+      .a_step128 = as.step128,
+      .a_step32 = as.step32,
+      .a_step1 = as.step1,
+      .b_sf = (uintptr_t)b->scales,
+      .b_step128 = bs.step128,
+      .b_step32 = bs.step32,
+      .b_step1 = bs.step1,
+      .c = (uintptr_t)c->data,
+      .ldc = (uint64_t)(a->rows > 1 ? c->ld : 0),
+      .m = (uint32_t)a->rows,
+      .n = (uint32_t)b->rows,
+      .k = (uint32_t)a->k,
+      .ktiles = (uint32_t)((a->k + 2 * GG_K_STEP_BYTES - 1) / (2 * GG_K_STEP_BYTES)),
+      .tile_start = p->total_tiles,
+      .m_tiles = (uint32_t)((a->rows + GG_TILE - 1) / GG_TILE),
+      .dtype = (uint32_t)c->dtype,
+      .a_quad_step = as.quad_step,
+      .b_quad_step = bs.quad_step,
+      .a_bulk = scales_by_bulk_copy(a),
+      .b_bulk = scales_by_bulk_copy(b),
+      .sf_blocks = (uint32_t)(a->k / 16),
+  };
   uint64_t tiles = (uint64_t)d->m_tiles * (uint64_t)((b->rows + GG_TILE - 1) / GG_TILE);
   if (tiles + p->total_tiles > UINT32_MAX)
     return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "group %d: more than 2^32 tiles in one launch", g);
