@@ -1,51 +1,97 @@
-/* nvfp4_grouped_gemm: validate every group -> per-group TMA maps and descriptors in the kernel's parameter
- * block (up to GG_MAX_GROUPS non-empty groups per launch) -> nvfp4_grouped_gemm_sm90a
- * (ptx/sm90a/grouped_gemm.ptx). Everything a launch needs travels in its parameters, so a call allocates
- * nothing on the device, never synchronises, is capturable, and calls on one handle never share state. */
+/* nvfp4_grouped_gemm: validate every group -> per-group descriptors in the kernel's parameter block (up to
+ * GG_MAX_GROUPS non-empty groups per launch, largest token tile first) -> nvfp4_grouped_gemm_sm90a
+ * (ptx/sm90a/grouped_gemm.ptx; its layout is ptx/sm90a/grouped_gemm_layout.h). Everything a launch needs
+ * travels in its parameters, so a call allocates nothing, never synchronises, is capturable, and calls on
+ * one handle never share state. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
 #include "format.h"
 #include "launch.h"
+#include "sm90a/grouped_gemm_layout.h"
 #include "validate.h"
 
-enum {
-  GG_MAX_GROUPS = 10, /* per launch: MAX_GROUPS in the PTX */
-  GG_TILE = 128,      /* rows of A and rows of B per tile */
-  GG_K_STEP_BYTES = 64,
-  GG_THREADS = NVFP4I_GROUPED_GEMM_THREADS,
-};
-
-/* One group as the kernel reads it (the desc[g] block of the PTX header; 128 bytes). */
+/* One group as the kernel reads it (grouped_gemm_layout.h's GG_D_* offsets). */
 typedef struct gg_desc {
-  uint64_t a_sf, a_step128, a_step32, a_step1;
-  uint64_t b_sf, b_step128, b_step32, b_step1;
-  uint64_t c, ldc;
-  uint32_t m, n, k, ktiles, tile_start, m_tiles, dtype, a_quad_step, b_quad_step, a_bulk, b_bulk, sf_blocks;
+  uint64_t a, b, a_sf, b_sf, c, ldc, a_step128, b_step128;
+  uint32_t a_ld, b_ld, a_step32, a_step1, b_step32, b_step1, a_qstep, b_qstep;
+  uint32_t m, n, kbytes, tile_start, t, flags;
 } gg_desc;
 
-/* The kernel's whole parameter block (PARAM_BYTES in the PTX). Tensor maps are kept as bytes: CUtensorMap's
- * own 128-byte alignment would move them off the PTX offsets. */
+/* The kernel's whole parameter block. */
 typedef struct gg_params {
   uint32_t num_groups, total_tiles;
   float alpha;
-  uint8_t reserved[52];
-  uint8_t maps[GG_MAX_GROUPS][2][128]; /* [0] A data, [1] B data */
+  uint32_t ring;
   gg_desc desc[GG_MAX_GROUPS];
 } gg_params;
 
-_Static_assert(sizeof(gg_desc) == 128, "desc[g] is 128 bytes in the PTX");
-_Static_assert(offsetof(gg_params, maps) == 64, "MAPS_OFFSET");
-_Static_assert(offsetof(gg_params, desc) == 2624, "DESCS_OFFSET");
-_Static_assert(sizeof(gg_params) == 3904, "PARAM_BYTES");
+#define GG_ASSERT_AT(type, field, offset) _Static_assert(offsetof(type, field) == (offset), #offset)
+GG_ASSERT_AT(gg_desc, a, GG_D_A);
+GG_ASSERT_AT(gg_desc, b, GG_D_B);
+GG_ASSERT_AT(gg_desc, a_sf, GG_D_A_SF);
+GG_ASSERT_AT(gg_desc, b_sf, GG_D_B_SF);
+GG_ASSERT_AT(gg_desc, c, GG_D_C);
+GG_ASSERT_AT(gg_desc, ldc, GG_D_LDC);
+GG_ASSERT_AT(gg_desc, a_step128, GG_D_A_STEP128);
+GG_ASSERT_AT(gg_desc, b_step128, GG_D_B_STEP128);
+GG_ASSERT_AT(gg_desc, a_ld, GG_D_A_LD);
+GG_ASSERT_AT(gg_desc, b_ld, GG_D_B_LD);
+GG_ASSERT_AT(gg_desc, a_step32, GG_D_A_STEP32);
+GG_ASSERT_AT(gg_desc, a_step1, GG_D_A_STEP1);
+GG_ASSERT_AT(gg_desc, b_step32, GG_D_B_STEP32);
+GG_ASSERT_AT(gg_desc, b_step1, GG_D_B_STEP1);
+GG_ASSERT_AT(gg_desc, a_qstep, GG_D_A_QSTEP);
+GG_ASSERT_AT(gg_desc, b_qstep, GG_D_B_QSTEP);
+GG_ASSERT_AT(gg_desc, m, GG_D_M);
+GG_ASSERT_AT(gg_desc, n, GG_D_N);
+GG_ASSERT_AT(gg_desc, kbytes, GG_D_KBYTES);
+GG_ASSERT_AT(gg_desc, tile_start, GG_D_TILE_START);
+GG_ASSERT_AT(gg_desc, t, GG_D_T);
+GG_ASSERT_AT(gg_desc, flags, GG_D_FLAGS);
+_Static_assert(sizeof(gg_desc) == GG_DESC_BYTES, "GG_DESC_BYTES");
+GG_ASSERT_AT(gg_params, num_groups, GG_P_NUM_GROUPS);
+GG_ASSERT_AT(gg_params, total_tiles, GG_P_TOTAL_TILES);
+GG_ASSERT_AT(gg_params, alpha, GG_P_ALPHA);
+GG_ASSERT_AT(gg_params, ring, GG_P_RING);
+GG_ASSERT_AT(gg_params, desc, GG_P_DESCS);
+_Static_assert(sizeof(gg_params) == GG_PARAM_BYTES, "GG_PARAM_BYTES");
+_Static_assert(GG_PARAM_BYTES == GG_P_DESCS + GG_MAX_GROUPS * GG_DESC_BYTES, "GG_PARAM_BYTES");
+_Static_assert(GG_PARAM_BYTES <= 32764, "the kernel parameter limit of sm_70 and later");
+_Static_assert(GG_FULL_ARRIVALS == 2 * GG_PRODUCERS && GG_EMPTY_ARRIVALS == GG_CONSUMERS + GG_PRODUCERS &&
+                   GG_DFULL_ARRIVALS == GG_PRODUCERS && GG_DEMPTY_ARRIVALS == GG_CONSUMERS,
+               "the barrier protocol of grouped_gemm.ptx");
+_Static_assert(GG_PRODUCERS + GG_CONSUMERS == GG_THREADS, "one producer and two consumer warpgroups");
+_Static_assert(128 * GG_PRODUCER_REGS + 256 * GG_CONSUMER_REGS <= GG_THREADS * GG_LAUNCH_REGS,
+               "setmaxnreg can only move the registers the CTA was launched with");
 
 static int is_empty(const nvfp4_tensor *a, const nvfp4_tensor *b) { return a->rows == 0 || b->rows == 0; }
 
-/* Validates group g; a group with work must also suit the TMA copies (16-byte base and row pitch). */
+/* Token rows per tile: the fewest tiles of at most GG_T_MAX rows, split evenly, rounded up to GG_T_GRAIN. */
+static uint32_t token_tile_rows(int64_t m) {
+  int64_t tiles = (m + GG_T_MAX - 1) / GG_T_MAX;
+  int64_t rows = (m + tiles - 1) / tiles;
+  return (uint32_t)((rows + GG_T_GRAIN - 1) / GG_T_GRAIN * GG_T_GRAIN);
+}
+
+static uint64_t group_tiles(const nvfp4_tensor *a, const nvfp4_tensor *b) {
+  uint64_t t = token_tile_rows(a->rows);
+  return (uint64_t)((b->rows + GG_TILE_N - 1) / GG_TILE_N) * (((uint64_t)a->rows + t - 1) / t);
+}
+
+/* The 32-bit descriptor fields of an operand: its row pitch and scale steps (they matter only between rows). */
+static nvfp4_status check_32bit_fields(const char *op, int g, const nvfp4_tensor *t) {
+  nvfp4i_sf_steps s = nvfp4i_sf_steps_of(t);
+  if (t->rows > 1 && ((uint64_t)t->ld > UINT32_MAX || s.step32 > UINT32_MAX))
+    return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "%s[%d]: ld (%lld) and 32 * sf_ld must be below 2^32 bytes",
+                       op, g, (long long)t->ld);
+  return NVFP4_STATUS_SUCCESS;
+}
+
+/* Validates group g; a group with work must also suit the 16-byte copies of its data. */
 static nvfp4_status validate_group(int g, const nvfp4_tensor *a, const nvfp4_tensor *b, const nvfp4_output *c) {
   char name[32];
   snprintf(name, sizeof name, "a[%d]", g);
@@ -65,78 +111,97 @@ static nvfp4_status validate_group(int g, const nvfp4_tensor *a, const nvfp4_ten
   if (status != NVFP4_STATUS_SUCCESS || is_empty(a, b)) return status;
   snprintf(name, sizeof name, "a[%d]", g);
   status = nvfp4i_validate_vector_alignment(name, a);
+  if (status == NVFP4_STATUS_SUCCESS) status = check_32bit_fields("a", g, a);
   if (status != NVFP4_STATUS_SUCCESS) return status;
   snprintf(name, sizeof name, "b[%d]", g);
-  return nvfp4i_validate_vector_alignment(name, b);
+  status = nvfp4i_validate_vector_alignment(name, b);
+  if (status == NVFP4_STATUS_SUCCESS) status = check_32bit_fields("b", g, b);
+  return status;
 }
 
-/* A 2-D uint8 map over rows x K/2 packed bytes, box 64 bytes x 128 rows, zero fill out of bounds. */
-static nvfp4_status encode_data_map(uint8_t out[128], const char *op, int g, const nvfp4_tensor *t) {
-  CUtensorMap map;
-  cuuint64_t dims[2] = {(cuuint64_t)(t->k / 2), (cuuint64_t)t->rows};
-  cuuint64_t strides[1] = {(cuuint64_t)(t->rows > 1 ? t->ld : (t->k / 2 + 15) / 16 * 16)};
-  cuuint32_t box[2] = {GG_K_STEP_BYTES, GG_TILE};
-  cuuint32_t element_strides[2] = {1, 1};
-  CUresult r = nvfp4i_cuda()->cuTensorMapEncodeTiled(
-      &map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, (void *)t->data, dims, strides, box, element_strides,
-      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
-      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) {
-    char what[256];
-    snprintf(what, sizeof what,
-             "cuTensorMapEncodeTiled(%s[%d] data: uint8, rank 2, address %p, dims {%llu, %llu}, stride %llu, "
-             "box {%u, %u}, element strides {1, 1}, no interleave, no swizzle, L2 128B, zero fill)",
-             op, g, t->data, (unsigned long long)dims[0], (unsigned long long)dims[1],
-             (unsigned long long)strides[0], box[0], box[1]);
-    return nvfp4i_cuda_fail(r, what);
-  }
-  memcpy(out, &map, 128);
-  return NVFP4_STATUS_SUCCESS;
+/* How the producers copy an operand's scales: BLOCKED ones with a 16-byte aligned base as whole row blocks
+ * (bulk), the rest row by row, as aligned 4-byte words where base and (LINEAR) row pitch allow, else bytes. */
+static uint32_t scale_copy_flags(const nvfp4_tensor *t, uint32_t bulk, uint32_t words) {
+  uintptr_t base = (uintptr_t)t->scales;
+  if (t->sf_layout == NVFP4_SF_BLOCKED_128x4 && base % 16 == 0) return bulk;
+  return base % 4 == 0 && (t->sf_layout != NVFP4_SF_LINEAR || t->rows == 1 || t->sf_ld % 4 == 0) ? words : 0;
 }
 
-/* BLOCKED scales with a 16-byte aligned base come by cp.async.bulk; the rest by byte loads. */
-static uint32_t scales_by_bulk_copy(const nvfp4_tensor *t) {
-  return t->sf_layout == NVFP4_SF_BLOCKED_128x4 && (uintptr_t)t->scales % 16 == 0;
-}
-
-static nvfp4_status fill_group(gg_params *p, int slot, int g, const nvfp4_tensor *a, const nvfp4_tensor *b,
-                               const nvfp4_output *c) {
-  nvfp4_status status = encode_data_map(p->maps[slot][0], "a", g, a);
-  if (status == NVFP4_STATUS_SUCCESS) status = encode_data_map(p->maps[slot][1], "b", g, b);
-  if (status != NVFP4_STATUS_SUCCESS) return status;
-  /* scales in the kernel's form: see the PTX header and nvfp4i_sf_steps_of */
+static gg_desc group_desc(const nvfp4_tensor *a, const nvfp4_tensor *b, const nvfp4_output *c) {
   nvfp4i_sf_steps as = nvfp4i_sf_steps_of(a), bs = nvfp4i_sf_steps_of(b);
-  gg_desc *d = &p->desc[slot];
-  *d = (gg_desc){
+  /* a single row's pitch and row steps are never used: 0 keeps them inside their 32 bits */
+  int a_rows = a->rows > 1, b_rows = b->rows > 1;
+  return (gg_desc){
+      .a = (uintptr_t)a->data,
+      .b = (uintptr_t)b->data,
       .a_sf = (uintptr_t)a->scales,
-      .a_step128 = as.step128,
-      .a_step32 = as.step32,
-      .a_step1 = as.step1,
       .b_sf = (uintptr_t)b->scales,
-      .b_step128 = bs.step128,
-      .b_step32 = bs.step32,
-      .b_step1 = bs.step1,
       .c = (uintptr_t)c->data,
-      .ldc = (uint64_t)(a->rows > 1 ? c->ld : 0),
+      .ldc = (uint64_t)(a_rows ? c->ld : 0),
+      .a_step128 = a_rows ? as.step128 : 0,
+      .b_step128 = b_rows ? bs.step128 : 0,
+      .a_ld = a_rows ? (uint32_t)a->ld : 0,
+      .b_ld = b_rows ? (uint32_t)b->ld : 0,
+      .a_step32 = a_rows ? (uint32_t)as.step32 : 0,
+      .a_step1 = a_rows ? (uint32_t)as.step1 : 0,
+      .b_step32 = b_rows ? (uint32_t)bs.step32 : 0,
+      .b_step1 = b_rows ? (uint32_t)bs.step1 : 0,
+      .a_qstep = as.quad_step,
+      .b_qstep = bs.quad_step,
       .m = (uint32_t)a->rows,
       .n = (uint32_t)b->rows,
-      .k = (uint32_t)a->k,
-      .ktiles = (uint32_t)((a->k + 2 * GG_K_STEP_BYTES - 1) / (2 * GG_K_STEP_BYTES)),
-      .tile_start = p->total_tiles,
-      .m_tiles = (uint32_t)((a->rows + GG_TILE - 1) / GG_TILE),
-      .dtype = (uint32_t)c->dtype,
-      .a_quad_step = as.quad_step,
-      .b_quad_step = bs.quad_step,
-      .a_bulk = scales_by_bulk_copy(a),
-      .b_bulk = scales_by_bulk_copy(b),
-      .sf_blocks = (uint32_t)(a->k / 16),
+      .kbytes = (uint32_t)(a->k / 2),
+      .t = token_tile_rows(a->rows),
+      .flags = (uint32_t)c->dtype | scale_copy_flags(a, GG_F_A_SF_BULK, GG_F_A_SF_WORDS) |
+               scale_copy_flags(b, GG_F_B_SF_BULK, GG_F_B_SF_WORDS),
   };
-  uint64_t tiles = (uint64_t)d->m_tiles * (uint64_t)((b->rows + GG_TILE - 1) / GG_TILE);
-  if (tiles + p->total_tiles > UINT32_MAX)
-    return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "group %d: more than 2^32 tiles in one launch", g);
-  p->total_tiles += (uint32_t)tiles;
-  p->num_groups = (uint32_t)slot + 1;
-  return NVFP4_STATUS_SUCCESS;
+}
+
+/* The rings for token tiles of up to t_max rows: three decoded slots where they fit beside three load slots
+ * (two otherwise), then as many load slots as the rest of shared memory holds. Returns GG_P_RING's word. */
+static uint32_t ring_config(uint32_t t_max, unsigned *smem_bytes) {
+  uint32_t dec_stages = GG_SMEM_BYTES(3, 3, t_max) <= GG_SMEM_LIMIT ? 3 : 2;
+  uint32_t load_stages = (GG_SMEM_LIMIT - GG_SMEM_BYTES(0, dec_stages, t_max)) / GG_LOAD_SLOT_BYTES(t_max);
+  if (load_stages > GG_MAX_LOAD_STAGES) load_stages = GG_MAX_LOAD_STAGES;
+  *smem_bytes = GG_SMEM_BYTES(load_stages, dec_stages, t_max);
+  return load_stages | dec_stages << 8 | t_max << 16;
+}
+_Static_assert(GG_SMEM_BYTES(2, 2, GG_T_MAX) <= GG_SMEM_LIMIT, "two slots of each ring fit at GG_T_MAX");
+
+/* Launches groups [first, end) of the call (the non-empty ones, at most GG_MAX_GROUPS), largest tile first. */
+static nvfp4_status launch_groups(nvfp4_handle *h, int first, int end, const nvfp4_tensor *a, const nvfp4_tensor *b,
+                                  const nvfp4_output *c, float alpha, CUstream stream) {
+  gg_params params = {.alpha = alpha};
+  uint32_t count = 0, t_max = 0;
+  for (int g = first; g < end; g++) {
+    if (is_empty(&a[g], &b[g])) continue;
+    /* insertion by descending t: the snake schedule then pairs the largest tiles with the smallest */
+    gg_desc d = group_desc(&a[g], &b[g], &c[g]);
+    uint32_t at = count++;
+    while (at > 0 && params.desc[at - 1].t < d.t) {
+      params.desc[at] = params.desc[at - 1];
+      at--;
+    }
+    params.desc[at] = d;
+    if (d.t > t_max) t_max = d.t;
+  }
+  for (uint32_t i = 0; i < count; i++) {
+    gg_desc *d = &params.desc[i];
+    d->tile_start = params.total_tiles;
+    params.total_tiles += (uint32_t)((d->n + GG_TILE_N - 1) / GG_TILE_N) * ((d->m + d->t - 1) / d->t);
+  }
+  params.num_groups = count;
+  unsigned smem_bytes;
+  params.ring = ring_config(t_max, &smem_bytes);
+  unsigned grid = params.total_tiles < (uint32_t)h->sm_count ? params.total_tiles : (unsigned)h->sm_count;
+  void *args[] = {&params};
+  nvfp4i_launch launch = {
+      .grid = {grid, 1, 1},
+      .block = {GG_THREADS, 1, 1},
+      .dynamic_smem = smem_bytes,
+      .params = args,
+  };
+  return nvfp4i_launch_kernel(h, NVFP4I_KERNEL_GROUPED_GEMM, &launch, stream);
 }
 
 NVFP4_API nvfp4_status nvfp4_grouped_gemm(nvfp4_handle *h, int num_groups, const nvfp4_tensor *a,
@@ -149,37 +214,25 @@ NVFP4_API nvfp4_status nvfp4_grouped_gemm(nvfp4_handle *h, int num_groups, const
   if (num_groups > 0 && a == NULL) return nvfp4i_fail(bad, "a is NULL");
   if (num_groups > 0 && b == NULL) return nvfp4i_fail(bad, "b is NULL");
   if (num_groups > 0 && c == NULL) return nvfp4i_fail(bad, "c is NULL");
-  int work = 0;
-  for (int g = 0; g < num_groups; g++) {
+  /* every group is checked, and every launch's tile count, before anything is launched */
+  uint64_t tiles = 0;
+  for (int g = 0, work = 0; g < num_groups; g++) {
     nvfp4_status status = validate_group(g, &a[g], &b[g], &c[g]);
     if (status != NVFP4_STATUS_SUCCESS) return status;
-    if (!is_empty(&a[g], &b[g])) work++;
-  }
-  if (work == 0) return NVFP4_STATUS_SUCCESS; /* nothing to compute, nothing launched */
-
-  /* Every launch's parameters are encoded before the first launch, so a failure launches nothing. */
-  int launches = (work + GG_MAX_GROUPS - 1) / GG_MAX_GROUPS;
-  gg_params *params = calloc((size_t)launches, sizeof *params);
-  if (params == NULL) return nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "no host memory for %d launches", launches);
-  nvfp4_status status = NVFP4_STATUS_SUCCESS;
-  for (int g = 0, done = 0; g < num_groups && status == NVFP4_STATUS_SUCCESS; g++) {
     if (is_empty(&a[g], &b[g])) continue;
-    gg_params *p = &params[done / GG_MAX_GROUPS];
-    p->alpha = alpha;
-    status = fill_group(p, done % GG_MAX_GROUPS, g, &a[g], &b[g], &c[g]);
-    done++;
+    if (work++ % GG_MAX_GROUPS == 0) tiles = 0;
+    tiles += group_tiles(&a[g], &b[g]);
+    if (tiles > UINT32_MAX)
+      return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "group %d: more than 2^32 tiles in one launch", g);
   }
-  for (int l = 0; l < launches && status == NVFP4_STATUS_SUCCESS; l++) {
-    unsigned grid = params[l].total_tiles < (uint32_t)h->sm_count ? params[l].total_tiles : (unsigned)h->sm_count;
-    void *args[] = {&params[l]};
-    nvfp4i_launch launch = {
-        .grid = {grid, 1, 1},
-        .block = {GG_THREADS, 1, 1},
-        .dynamic_smem = NVFP4I_GROUPED_GEMM_SMEM,
-        .params = args,
-    };
-    status = nvfp4i_launch_kernel(h, NVFP4I_KERNEL_GROUPED_GEMM, &launch, stream);
+  for (int first = 0; first < num_groups;) {
+    int end = first, work = 0;
+    while (end < num_groups && work < GG_MAX_GROUPS) work += !is_empty(&a[end], &b[end]), end++;
+    if (work > 0) {
+      nvfp4_status status = launch_groups(h, first, end, a, b, c, alpha, stream);
+      if (status != NVFP4_STATUS_SUCCESS) return status;
+    }
+    first = end;
   }
-  free(params);
-  return status;
+  return NVFP4_STATUS_SUCCESS;
 }

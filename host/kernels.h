@@ -2,12 +2,12 @@
 #ifndef NVFP4_HOST_KERNELS_H
 #define NVFP4_HOST_KERNELS_H
 
+#include "sm90a/grouped_gemm_layout.h"
+
 /* Dynamic shared memory a kernel may be launched with beyond the default 48 KB (opted into at create). */
 #define NVFP4I_GEMV_MAX_DYNAMIC_SMEM (227 * 1024 - 256) /* the sm_90 limit less the static 256 bytes */
-#define NVFP4I_GROUPED_GEMM_SMEM 140416                /* SMEM_BYTES in ptx/sm90a/grouped_gemm.ptx */
 
 #define NVFP4I_GEMV_THREADS 256         /* 8 warps: ptx/sm90a/gemv.ptx's .maxntid (both entries) */
-#define NVFP4I_GROUPED_GEMM_THREADS 288 /* producer warp + 2 consumer warpgroups */
 #define NVFP4I_WGMMA_PEAK_THREADS 256
 #define NVFP4I_READ_PROBE_THREADS 512
 
@@ -16,8 +16,7 @@
   X(NVFP4I_KERNEL_GEMV, "nvfp4_gemv_sm90a", NVFP4I_GEMV_THREADS, NVFP4I_GEMV_MAX_DYNAMIC_SMEM)            \
   X(NVFP4I_KERNEL_GEMV_EQUAL_STEPS, "nvfp4_gemv_equal_steps_sm90a", NVFP4I_GEMV_THREADS,                 \
     NVFP4I_GEMV_MAX_DYNAMIC_SMEM)                                                                         \
-  X(NVFP4I_KERNEL_GROUPED_GEMM, "nvfp4_grouped_gemm_sm90a", NVFP4I_GROUPED_GEMM_THREADS,                 \
-    NVFP4I_GROUPED_GEMM_SMEM)                                                                             \
+  X(NVFP4I_KERNEL_GROUPED_GEMM, "nvfp4_grouped_gemm_sm90a", GG_THREADS, GG_SMEM_LIMIT)                      \
   X(NVFP4I_KERNEL_WGMMA_PEAK, "nvfp4_wgmma_peak_sm90a", NVFP4I_WGMMA_PEAK_THREADS, 0)                  \
   X(NVFP4I_KERNEL_READ_PROBE, "nvfp4_read_probe_sm90a", NVFP4I_READ_PROBE_THREADS, 0)
 

@@ -69,9 +69,16 @@ static const grouped_gpu_case cases[] = {
     {"nan blocked", 3, LIST(129, 40, 7), LIST(100, 260, 65), LIST(1024), BLK, BLK, BF16, 1.0f, 0, 0, 1, 1},
     /* empty groups are skipped */
     {"empty groups", 5, LIST(0, 50, 70, 0, 9), LIST(100, 0, 300), LIST(256), LIN, LIN, F16, 1.0f, 0, 0, 0, 1},
-    /* many groups: more than one launch's worth */
+    /* many groups: one launch's worth, then more than one launch */
     {"256 groups", 256, LIST(1, 7, 33, 64, 100, 130), LIST(64, 129, 200, 9), LIST(32, 256, 96), LIN, BLK, F16, 1.0f,
      0, 0, 0, 0},
+    {"300 small groups", 300, LIST(3, 0, 17, 24, 1), LIST(9, 130), LIST(64, 160), BLK, LIN, BF16, 1.0f, 0, 0, 0, 1},
+    /* MoE decode: a few tokens per expert, some experts without any */
+    {"moe decode", 64, LIST(3, 10, 16, 0, 20, 24, 7, 1, 0, 13), LIST(1024), LIST(2048), LIN, LIN, F16, 1.0f, 0, 0, 0,
+     0},
+    /* every token tile width: t = 32, 64, ..., 256, and splits of M > 256 */
+    {"token tiles", 10, LIST(32, 33, 64, 95, 128, 160, 161, 224, 256, 520), LIST(200), LIST(384), LIN, BLK, F32, 1.0f,
+     0, 0, 0, 1},
 };
 enum { CASE_COUNT = sizeof cases / sizeof cases[0] };
 
