@@ -76,9 +76,12 @@ static const grouped_gpu_case cases[] = {
     /* MoE decode: a few tokens per expert, some experts without any */
     {"moe decode", 64, LIST(3, 10, 16, 0, 20, 24, 7, 1, 0, 13), LIST(1024), LIST(2048), LIN, LIN, F16, 1.0f, 0, 0, 0,
      0},
-    /* every token tile width: t = 32, 64, ..., 256, and splits of M > 256 */
-    {"token tiles", 10, LIST(32, 33, 64, 95, 128, 160, 161, 224, 256, 520), LIST(200), LIST(384), LIN, BLK, F32, 1.0f,
-     0, 0, 0, 1},
+    /* every token tile width: t = 32, 64, ..., 256 and splits of M > 256 (enough tiles for the widest cap),
+     * then t up to 128 (a launch with fewer tiles than SMs halves the cap) */
+    {"token tiles", 10, LIST(32, 33, 64, 95, 128, 160, 161, 224, 256, 520), LIST(2048), LIST(384), LIN, BLK, F32,
+     1.0f, 0, 0, 0, 0},
+    {"token tiles few", 10, LIST(32, 33, 64, 95, 128, 160, 161, 224, 256, 520), LIST(200), LIST(384), BLK, LIN, BF16,
+     1.0f, 0, 0, 0, 1},
 };
 enum { CASE_COUNT = sizeof cases / sizeof cases[0] };
 
