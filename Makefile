@@ -1,9 +1,12 @@
 # nvfp4-ptx: the only build entry point. Everything lands in build/ (BUILD=...).
-#   make              library (static + shared), the nvfp4 command, every kernel for every target
+#   make              library (static + shared), the nvfp4 command, nvfp4.pc, every kernel for every target
 #   make check        CPU test suites (no GPU needed; what CI runs)
 #   make check-gpu    GPU test suite (needs an sm_90a GPU)
 #   make install PREFIX=/usr/local DESTDIR=
 #   V=1 shows the full commands.
+
+# Bare `make` builds `all`, whatever rule comes first below.
+.DEFAULT_GOAL := all
 
 CUDA_HOME ?= /usr/local/cuda
 PTXAS ?= $(CUDA_HOME)/bin/ptxas

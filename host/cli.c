@@ -54,6 +54,8 @@ static int open_handle(nvfp4_handle **h) {
   nvfp4_status s = nvfp4_create(h);
   if (s != NVFP4_STATUS_SUCCESS) {
     fprintf(stderr, "nvfp4: %s: %s\n", nvfp4_status_string(s), nvfp4_last_error());
+    if (s == NVFP4_STATUS_NO_DRIVER || s == NVFP4_STATUS_NO_DEVICE)
+      fprintf(stderr, "nvfp4: this command runs kernels: it needs an NVIDIA GPU (sm_90a) and its driver\n");
     return 0;
   }
   if (nvfp4i_cuda()->cuCtxSetCurrent((*h)->ctx) != CUDA_SUCCESS) {
