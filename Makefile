@@ -2,7 +2,7 @@
 #   make              library (static + shared), the nvfp4 command, nvfp4.pc, every kernel for every target
 #   make check        CPU test suites (no GPU needed; what CI runs)
 #   make check-gpu    GPU test suite (needs an sm_90a GPU)
-#   make install PREFIX=/usr/local DESTDIR=
+#   make install PREFIX=/usr/local DESTDIR=   (also LIBDIR, INCLUDEDIR, BINDIR); make uninstall, the same
 #   V=1 shows the full commands.
 
 # Bare `make` builds `all`, whatever rule comes first below.
@@ -14,6 +14,10 @@ FATBINARY ?= $(CUDA_HOME)/bin/fatbinary
 NVLINK ?= $(CUDA_HOME)/bin/nvlink
 CPP := $(CC) -E -P -C -x c -undef -nostdinc
 PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+BINDIR ?= $(PREFIX)/bin
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 BUILD ?= build
 
 V ?= 0
@@ -125,13 +129,21 @@ $(GPU_TESTS): $(GPU_SRC:%.c=$(BUILD)/obj/%.o) $(TOOLS_LIB) $(STATIC_LIB) | $(BUI
 	$(call say,LD,$@)
 	$(Q)$(CC) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
 
-$(BUILD)/nvfp4.pc: nvfp4.pc.in include/nvfp4.h | $(BUILD)
-	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+# nvfp4.pc holds the install paths. Their values live in a stamp rewritten only when they change, so
+# `make install PREFIX=/opt/x` after a plain `make` regenerates the .pc for /opt/x.
+PC_VARS := $(PREFIX) $(LIBDIR) $(INCLUDEDIR) $(VERSION)
+$(BUILD)/nvfp4.pc.vars: FORCE | $(BUILD)
+	$(Q)echo '$(PC_VARS)' | cmp -s - $@ || echo '$(PC_VARS)' > $@
+
+$(BUILD)/nvfp4.pc: nvfp4.pc.in $(BUILD)/nvfp4.pc.vars
+	$(call say,GEN,$@)
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	  -e 's|@VERSION@|$(VERSION)|' $< > $@
 
 # Keep the preprocessed PTX: it is the exact text ptxas assembled, for people tuning kernels.
 .SECONDARY:
 
-.PHONY: all check check-gpu tests install clean
+.PHONY: all check check-gpu tests install uninstall clean FORCE
 all: $(STATIC_LIB) $(SHARED_LIB) $(CLI) $(BUILD)/nvfp4.pc
 tests: $(UNIT_TESTS) $(GPU_TESTS)
 
@@ -142,14 +154,19 @@ check-gpu: all $(GPU_TESTS)
 	$(Q)CK_FORK=no $(GPU_TESTS)
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
-	install -m 644 include/nvfp4.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 $(STATIC_LIB) $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(SHARED_LIB) $(DESTDIR)$(PREFIX)/lib/
-	ln -sf $(notdir $(SHARED_LIB)) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
-	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libnvfp4.so
-	install -m 644 $(BUILD)/nvfp4.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
-	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/
+	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BINDIR)
+	install -m 644 include/nvfp4.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(SHARED_LIB)) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libnvfp4.so
+	install -m 644 $(BUILD)/nvfp4.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	install -m 755 $(CLI) $(DESTDIR)$(BINDIR)/
+
+uninstall:
+	rm -f $(DESTDIR)$(INCLUDEDIR)/nvfp4.h $(DESTDIR)$(LIBDIR)/$(notdir $(STATIC_LIB)) \
+	  $(DESTDIR)$(LIBDIR)/$(notdir $(SHARED_LIB)) $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libnvfp4.so \
+	  $(DESTDIR)$(PKGCONFIGDIR)/nvfp4.pc $(DESTDIR)$(BINDIR)/nvfp4
 
 clean:
 	rm -rf $(BUILD)
