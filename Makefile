@@ -1,6 +1,7 @@
 # nvfp4-ptx: the only build entry point. Everything lands in build/ (BUILD=...).
 #   make              library (static + shared), the nvfp4 command, nvfp4.pc, every kernel for every target
 #   make check        CPU test suites (no GPU needed; what CI runs)
+#   make examples     examples/*.c against the library in build/
 #   make check-gpu    GPU test suite (needs an sm_90a GPU)
 #   make install PREFIX=/usr/local DESTDIR=   (also LIBDIR, INCLUDEDIR, BINDIR); make uninstall, the same
 #   V=1 shows the full commands.
@@ -140,10 +141,20 @@ $(BUILD)/nvfp4.pc: nvfp4.pc.in $(BUILD)/nvfp4.pc.vars
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
 	  -e 's|@VERSION@|$(VERSION)|' $< > $@
 
+# --- examples/: built against the build tree here; CI builds them against an installed copy too
+EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
+EXAMPLE_CFLAGS := -std=c11 -Wall -Wextra -Iinclude -isystem $(CUDA_HOME)/include $(CFLAGS)
+
+$(BUILD)/examples/%: examples/%.c examples/common.h include/nvfp4.h $(STATIC_LIB) | $(BUILD)/examples
+	$(call say,LD,$@)
+	$(Q)$(CC) $(EXAMPLE_CFLAGS) -o $@ $< $(STATIC_LIB) $(LDLIBS)
+
+examples: $(EXAMPLES)
+
 # Keep the preprocessed PTX: it is the exact text ptxas assembled, for people tuning kernels.
 .SECONDARY:
 
-.PHONY: all check check-gpu tests install uninstall clean FORCE
+.PHONY: all check check-gpu tests examples install uninstall clean FORCE
 all: $(STATIC_LIB) $(SHARED_LIB) $(CLI) $(BUILD)/nvfp4.pc
 tests: $(UNIT_TESTS) $(GPU_TESTS)
 
@@ -172,7 +183,7 @@ clean:
 	rm -rf $(BUILD)
 
 DIRS := $(BUILD) $(BUILD)/ptx/sm90a $(BUILD)/cubin/sm90a $(BUILD)/obj/host $(BUILD)/obj/gen \
-        $(BUILD)/obj/tests/unit $(BUILD)/obj/tests/gpu $(BUILD)/lib $(BUILD)/bin $(BUILD)/tests
+        $(BUILD)/obj/tests/unit $(BUILD)/obj/tests/gpu $(BUILD)/lib $(BUILD)/bin $(BUILD)/tests $(BUILD)/examples
 $(DIRS):
 	$(Q)mkdir -p $@
 
