@@ -82,6 +82,7 @@ $(FATBIN): $(LINKED)
 LIB_SRC := host/error.c host/cuda_driver.c host/handle.c host/module.c host/launch.c host/validate.c \
            host/format.c host/gemv.c host/grouped_gemm.c
 TOOLS_SRC := host/reference.c host/testdata.c host/verify.c host/bench.c
+CLI_SRC := host/cli.c host/cli_common.c host/cli_bench.c
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/embed_fatbin.o
 TOOLS_OBJ := $(TOOLS_SRC:%.c=$(BUILD)/obj/%.o)
 STATIC_LIB := $(BUILD)/lib/libnvfp4.a
@@ -110,7 +111,7 @@ $(SHARED_LIB): $(LIB_OBJ) | $(BUILD)/lib
 	$(Q)$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--no-undefined -o $@ $^ $(LDLIBS)
 	$(Q)ln -sf $(notdir $@) $(BUILD)/lib/$(SONAME) && ln -sf $(SONAME) $(BUILD)/lib/libnvfp4.so
 
-$(CLI): $(BUILD)/obj/host/cli.o $(TOOLS_LIB) $(STATIC_LIB) | $(BUILD)/bin
+$(CLI): $(CLI_SRC:%.c=$(BUILD)/obj/%.o) $(TOOLS_LIB) $(STATIC_LIB) | $(BUILD)/bin
 	$(call say,LD,$@)
 	$(Q)$(CC) -o $@ $^ $(LDLIBS)
 
