@@ -1,26 +1,40 @@
-/* SPEC §5 timing: CUDA events around each launch, L2 flushed before it, median of many (not in libnvfp4). */
+/* Benchmarks by the GPU MODE method of docs/TIMING.md, the ceilings they are divided by, and the benchmark
+ * workloads (not part of libnvfp4). */
 #ifndef NVFP4_HOST_BENCH_H
 #define NVFP4_HOST_BENCH_H
 
 #include "cuda_driver.h"
 #include "nvfp4.h"
 
+/* How a benchmark is run: `runs` repetitions, each timing one call per input set back to back; `sets`
+ * distinct input sets, raised where fewer would fit in L2 (and lowered where device memory is short). */
+typedef struct nvfp4i_bench_method {
+  int runs, sets;
+} nvfp4i_bench_method;
+
 typedef struct nvfp4i_timing {
-  double median_us, min_us, max_us;
-  int runs;
+  double median_us, min_us, max_us; /* per call: a repetition's elapsed time / sets, over the repetitions */
+  double single_us;                 /* median of one call alone between the events, after its own flush */
+  int runs, sets;                   /* repetitions; input sets each repetition went through */
 } nvfp4i_timing;
 
-/* Device-to-device copy of a large buffer; *tb_per_s counts bytes read plus bytes written. */
-nvfp4_status nvfp4i_bench_copy_bandwidth(int runs, double *tb_per_s);
+/* Device-to-device copy of 1 GiB; *tb_per_s counts bytes read plus bytes written. */
+nvfp4_status nvfp4i_bench_copy_bandwidth(const nvfp4i_bench_method *method, double *tb_per_s);
 
-/* The time the method itself reports for the smallest launch: a 16-byte memset between the events, after
- * the same L2 flush. Nothing launched this way can show less. */
-nvfp4_status nvfp4i_bench_launch_floor(int runs, double *us);
+/* The smallest launch timed by the method: a 16-byte memset per set. Nothing launched this way shows less. */
+nvfp4_status nvfp4i_bench_launch_floor(const nvfp4i_bench_method *method, nvfp4i_timing *t);
 
-/* Times nvfp4_gemv on random full-range operands (F16 output, LINEAR scales). *bytes is the traffic
+/* nvfp4_gemv on random full-range operands (LINEAR scales, F16 output). *bytes is one call's traffic
  * floor: A, its scales, x, its scales and y, each once. */
-nvfp4_status nvfp4i_bench_gemv(nvfp4_handle *h, int64_t m, int64_t k, int64_t l, int runs, nvfp4i_timing *t,
-                               double *bytes);
+nvfp4_status nvfp4i_bench_gemv(nvfp4_handle *h, int64_t m, int64_t k, int64_t l, const nvfp4i_bench_method *method,
+                               nvfp4i_timing *t, double *bytes);
+
+/* nvfp4_grouped_gemm over `groups` problems (A_g: m[g] x k, B_g: n x k; LINEAR scales, F16 output; an empty
+ * group is skipped). *flops = 2 * sum m[g]*n*k; *bytes = the traffic floor: every non-empty group's A, B
+ * and their scales read once, C written once. */
+nvfp4_status nvfp4i_bench_grouped_gemm(nvfp4_handle *h, int groups, const int64_t *m, int64_t n, int64_t k,
+                                       const nvfp4i_bench_method *method, nvfp4i_timing *t, double *flops,
+                                       double *bytes);
 
 /* Threads in the read probe's grid (it is launched on every SM). */
 uint32_t nvfp4i_read_probe_threads(const nvfp4_handle *h);
@@ -31,19 +45,36 @@ uint32_t nvfp4i_read_probe_threads(const nvfp4_handle *h);
 nvfp4_status nvfp4i_read_probe(nvfp4_handle *h, CUdeviceptr src, uint64_t vectors, CUdeviceptr out, uint32_t never,
                                CUstream stream);
 
-/* Times nvfp4_read_probe_sm90a reading `bytes` once (a plain streaming read, nothing else), timed the same way:
- * what a kernel that only reads that much shows with this method (its streaming in the kernel bounds a GEMV's;
- * its launch and completion take as long as the GEMV's: docs/PERFORMANCE.md, "The bound this method puts on
- * any kernel"). */
-nvfp4_status nvfp4i_bench_read(nvfp4_handle *h, double bytes, int runs, nvfp4i_timing *t);
+/* The read probe reading `bytes` once per set, timed like the operation it stands beside, with exactly that
+ * operation's `sets`: what a kernel that only reads that much shows by this method (docs/PERFORMANCE.md, "The
+ * bound this method puts on any kernel"). */
+nvfp4_status nvfp4i_bench_read(nvfp4_handle *h, double bytes, int runs, int sets, nvfp4i_timing *t);
 
-/* The dense f16 tensor-core rate, measured: back-to-back wgmma.m64n256k16 on every SM
- * (nvfp4_wgmma_peak_sm90a). */
+/* The dense f16 tensor-core rate, measured: back-to-back wgmma.m64n256k16 on every SM. */
 nvfp4_status nvfp4i_bench_wgmma_peak(nvfp4_handle *h, int runs, double *tflops);
 
-/* Times one nvfp4_grouped_gemm over `groups` problems (A_g: m[g] x k, B_g: n x k, LINEAR scales, F16
- * output). *flops = 2 * sum m[g]*n*k; *bytes = the traffic floor: A, B and their scales read once, C written. */
-nvfp4_status nvfp4i_bench_grouped_gemm(nvfp4_handle *h, int groups, const int64_t *m, int64_t n, int64_t k,
-                                       int runs, nvfp4i_timing *t, double *flops, double *bytes);
+/* The benchmark workloads: GPU MODE's GEMV and grouped GEMM benchmark shapes, and the MoE decode shape. */
+typedef struct nvfp4i_gemv_workload {
+  const char *name;
+  int64_t m, k, l;
+} nvfp4i_gemv_workload;
+
+typedef struct nvfp4i_grouped_workload {
+  const char *name;
+  int groups;
+  const int64_t *m; /* groups entries */
+  int64_t n, k;
+} nvfp4i_grouped_workload;
+
+extern const nvfp4i_gemv_workload nvfp4i_gemv_workloads[];
+extern const int nvfp4i_gemv_workload_count;
+extern const nvfp4i_grouped_workload nvfp4i_grouped_workloads[];
+extern const int nvfp4i_grouped_workload_count;
+
+/* moe1's group sizes: G = 64, M_g = nvfp4i_rng_next() % 25 from the state NVFP4I_MOE_SEED, the first seed
+ * from 0x6D6F6531 ("moe1") whose draw leaves exactly three groups empty. */
+enum { NVFP4I_MOE_GROUPS = 64, NVFP4I_MOE_MAX_M = 24 };
+#define NVFP4I_MOE_SEED 0x6D6F6532ull
+extern const int64_t nvfp4i_moe_m[NVFP4I_MOE_GROUPS];
 
 #endif

@@ -14,9 +14,9 @@ for tool in memcheck racecheck; do
   NVFP4_GPU_QUICK=1 CK_FORK=no timeout 150 compute-sanitizer --tool $tool --error-exitcode 3 build/tests/gpu_tests \
     > "$OUT/$tool.txt" 2>&1 || status=1
 done
-timeout 60 build/bin/nvfp4 bench gemv --gpumode --iters 50 --csv "$OUT/bench_gemv.csv" > "$OUT/bench_gemv.txt" 2>&1 \
+timeout 120 build/bin/nvfp4 bench gemv --gpumode --iters 50 --csv "$OUT/bench_gemv.csv" > "$OUT/bench_gemv.txt" 2>&1 \
   || status=1
-timeout 60 build/bin/nvfp4 bench grouped-gemm --gpumode --iters 30 --csv "$OUT/bench_grouped.csv" \
+timeout 180 build/bin/nvfp4 bench grouped-gemm --gpumode --iters 30 --csv "$OUT/bench_grouped.csv" \
   > "$OUT/bench_grouped.txt" 2>&1 || status=1
 cuobjdump --dump-sass build/nvfp4.fatbin > "$OUT/sass.txt" 2>&1
 printf 'HGMMA %s, LDL/STL %s\n' "$(grep -c HGMMA "$OUT/sass.txt")" "$(grep -c -E 'LDL|STL' "$OUT/sass.txt")" \

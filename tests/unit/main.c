@@ -8,6 +8,7 @@ int main(void) {
   srunner_add_suite(runner, reference_suite());
   srunner_add_suite(runner, api_suite());
   srunner_add_suite(runner, image_suite());
+  srunner_add_suite(runner, bench_suite());
   srunner_run_all(runner, CK_NORMAL);
   int failed = srunner_ntests_failed(runner);
   srunner_free(runner);

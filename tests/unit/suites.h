@@ -8,5 +8,6 @@ Suite *format_suite(void);
 Suite *reference_suite(void);
 Suite *api_suite(void);
 Suite *image_suite(void);
+Suite *bench_suite(void);
 
 #endif
