@@ -134,6 +134,12 @@ $(GPU_TESTS): $(GPU_SRC:%.c=$(BUILD)/obj/%.o) $(TOOLS_LIB) $(STATIC_LIB) | $(BUI
 # nvfp4.pc holds the install paths. Their values live in a stamp rewritten only when they change, so
 # `make install PREFIX=/opt/x` after a plain `make` regenerates the .pc for /opt/x.
 PC_VARS := $(PREFIX) $(LIBDIR) $(INCLUDEDIR) $(VERSION)
+# A libcuda.so.1 without a GPU behind it, for the CPU tests that run the library and the command end to end.
+FAKE_LIBCUDA := $(BUILD)/tests/libcuda_fake.so
+$(FAKE_LIBCUDA): tests/fake/libcuda.c | $(BUILD)/tests
+	$(call say,LD,$@)
+	$(Q)$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -fPIC -isystem $(CUDA_HOME)/include $(CFLAGS) -shared -o $@ $<
+
 $(BUILD)/nvfp4.pc.vars: FORCE | $(BUILD)
 	$(Q)echo '$(PC_VARS)' | cmp -s - $@ || echo '$(PC_VARS)' > $@
 
@@ -157,9 +163,9 @@ examples: $(EXAMPLES)
 
 .PHONY: all check check-gpu tests examples install uninstall clean FORCE
 all: $(STATIC_LIB) $(SHARED_LIB) $(CLI) $(BUILD)/nvfp4.pc
-tests: $(UNIT_TESTS) $(GPU_TESTS)
+tests: $(UNIT_TESTS) $(GPU_TESTS) $(FAKE_LIBCUDA)
 
-check: all $(UNIT_TESTS) $(GPU_TESTS)
+check: all $(UNIT_TESTS) $(GPU_TESTS) $(FAKE_LIBCUDA)
 	$(Q)NVFP4_TEST_BUILD=$(BUILD) $(UNIT_TESTS)
 
 check-gpu: all $(GPU_TESTS)
