@@ -274,7 +274,8 @@ static int measure_ceilings(bench_run *run, int ops) {
   printf("device copy bandwidth: %.3f TB/s (read + write, 1 GiB)\n", run->copy_tbps);
   printf("launch floor:          %.2f us per call, %.2f us single (a 16-byte memset timed the same way, %d sets)\n",
          floor.median_us, floor.single_us, floor.sets);
-  if (ops & BENCH_GROUPED) printf("f16 tensor-core rate:  %.1f TFLOP/s (wgmma.m64n256k16 on every SM)\n", run->peak_tflops);
+  if (ops & BENCH_GROUPED)
+    printf("f16 tensor-core rate:  %.1f TFLOP/s (wgmma.m64n256k16 on every SM)\n", run->peak_tflops);
   return 1;
 }
 

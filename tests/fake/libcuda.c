@@ -302,8 +302,9 @@ static const struct {
 /* Kernel launches so far in this process (for a test: dlopen this library with RTLD_NOLOAD, dlsym this). */
 __attribute__((visibility("default"))) long fake_cuda_launches(void) { return launches; }
 
-__attribute__((visibility("default"))) CUresult cuGetProcAddress_v2(const char *symbol, void **fn, int version, cuuint64_t flags,
-                             CUdriverProcAddressQueryResult *found) {
+__attribute__((visibility("default"))) CUresult cuGetProcAddress_v2(const char *symbol, void **fn, int version,
+                                                                    cuuint64_t flags,
+                                                                    CUdriverProcAddressQueryResult *found) {
   (void)version, (void)flags;
   for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++)
     if (!strcmp(symbol, functions[i].name)) {
