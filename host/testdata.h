@@ -12,7 +12,7 @@ typedef struct nvfp4i_rng {
 
 uint64_t nvfp4i_rng_next(nvfp4i_rng *rng); /* splitmix64 */
 
-/* A random e4m3 scale of magnitude in [2^-6, 2^4), either sign: SPEC §4's test spread. */
+/* A random e4m3 scale of magnitude in [2^-6, 2^4), either sign: the test spread of docs/ACCURACY.md. */
 uint8_t nvfp4i_random_scale(nvfp4i_rng *rng);
 
 typedef struct nvfp4i_operand {

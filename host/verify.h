@@ -18,7 +18,7 @@ typedef struct nvfp4i_gemv_case {
 typedef struct nvfp4i_verdict {
   nvfp4_status status;  /* of the library call (or of the set-up); SUCCESS when the check ran */
   int64_t checked;      /* outputs compared with the reference */
-  int64_t failures;     /* outputs outside the SPEC §4 bar */
+  int64_t failures;     /* outputs outside the accuracy bar */
   int64_t clobbered;    /* output-buffer elements outside the result that changed (must be 0) */
   double worst_ratio;   /* max |out - ref| / tolerance (<= 1 passes) */
   char detail[256];     /* the worst element: index, got, expected */

@@ -1,5 +1,5 @@
-/* GEMV on the GPU against the float64 reference under the SPEC section 4 bar, fresh random full-range data
- * and a poisoned output for every case. */
+/* GEMV on the GPU against the float64 reference under the accuracy bar of docs/ACCURACY.md, fresh random
+ * full-range data and a poisoned output for every case. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* Grouped GEMM on the GPU against the float64 reference under the SPEC section 4 bar: GPU MODE's shapes,
+/* Grouped GEMM on the GPU against the float64 reference under the docs/ACCURACY.md bar: GPU MODE's shapes,
  * tails, mixed K, both scale layouts (garbage in BLOCKED padding), strided operands, alpha, every output
  * type, NaN propagation, empty and many groups, and CUDA graph replay. Fresh data every run, outputs
  * poisoned before every launch. */
