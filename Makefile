@@ -36,7 +36,7 @@ SONAME := libnvfp4.so.$(call version_part,MAJOR)
 
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror=implicit-function-declaration -fPIC \
-              -fvisibility=hidden -Iinclude -Ihost -isystem $(CUDA_HOME)/include -MMD -MP $(CFLAGS)
+              -fvisibility=hidden -Iinclude -Ihost -Ihost/tools -isystem $(CUDA_HOME)/include -MMD -MP $(CFLAGS)
 LDLIBS := -ldl -lpthread -lm
 
 # --- kernels: ptx/<target>/*.ptx -> (cpp) build/ptx -> (ptxas) build/cubin -> one fatbin
@@ -79,10 +79,11 @@ $(FATBIN): $(LINKED)
 	  $(foreach c,$(LINKED),--image3=kind=elf,sm=$(ptx_fatbin_$(basename $(notdir $(c)))),file=$(c))
 
 # --- libnvfp4
-LIB_SRC := host/error.c host/cuda_driver.c host/handle.c host/module.c host/launch.c host/validate.c \
-           host/format.c host/gemv.c host/grouped_gemm.c
-TOOLS_SRC := host/reference.c host/testdata.c host/verify.c host/bench.c
-CLI_SRC := host/cli.c host/cli_common.c host/cli_bench.c
+# The folders are the lists: host/ is libnvfp4; host/tools/ what is not (the float64 reference, test data,
+# verification and benchmarks, which the tests share with the nvfp4 command, and the command itself).
+LIB_SRC := $(wildcard host/*.c)
+CLI_SRC := $(wildcard host/tools/cli*.c)
+TOOLS_SRC := $(filter-out $(CLI_SRC),$(wildcard host/tools/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/embed_fatbin.o
 TOOLS_OBJ := $(TOOLS_SRC:%.c=$(BUILD)/obj/%.o)
 STATIC_LIB := $(BUILD)/lib/libnvfp4.a
@@ -90,7 +91,7 @@ SHARED_LIB := $(BUILD)/lib/libnvfp4.so.$(VERSION)
 TOOLS_LIB := $(BUILD)/lib/libnvfp4_tools.a
 CLI := $(BUILD)/bin/nvfp4
 
-$(BUILD)/obj/%.o: %.c | $(BUILD)/obj/host $(BUILD)/obj/tests/unit $(BUILD)/obj/tests/gpu
+$(BUILD)/obj/%.o: %.c | $(BUILD)/obj/host/tools $(BUILD)/obj/tests/unit $(BUILD)/obj/tests/gpu
 	$(call say,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
@@ -189,7 +190,7 @@ uninstall:
 clean:
 	rm -rf $(BUILD)
 
-DIRS := $(BUILD) $(BUILD)/ptx/sm90a $(BUILD)/cubin/sm90a $(BUILD)/obj/host $(BUILD)/obj/gen \
+DIRS := $(BUILD) $(BUILD)/ptx/sm90a $(BUILD)/cubin/sm90a $(BUILD)/obj/host/tools $(BUILD)/obj/gen \
         $(BUILD)/obj/tests/unit $(BUILD)/obj/tests/gpu $(BUILD)/lib $(BUILD)/bin $(BUILD)/tests $(BUILD)/examples
 $(DIRS):
 	$(Q)mkdir -p $@

@@ -1,6 +1,6 @@
 /* GPU-vs-reference checks shared by `nvfp4 verify` and the GPU test suite (not part of libnvfp4). */
-#ifndef NVFP4_HOST_VERIFY_H
-#define NVFP4_HOST_VERIFY_H
+#ifndef NVFP4_TOOLS_VERIFY_H
+#define NVFP4_TOOLS_VERIFY_H
 
 #include "nvfp4.h"
 

@@ -1,8 +1,8 @@
 /* What the nvfp4 command's subcommands share (not part of libnvfp4): strict number parsing, one getopt_long
  * loop per subcommand, and opening a handle. Every parser takes an option's whole text or prints why not and
  * returns 0, and the caller exits 2. */
-#ifndef NVFP4_HOST_CLI_COMMON_H
-#define NVFP4_HOST_CLI_COMMON_H
+#ifndef NVFP4_TOOLS_CLI_COMMON_H
+#define NVFP4_TOOLS_CLI_COMMON_H
 
 #include <getopt.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* Float64 CPU reference of every operation, and the accuracy bar (docs/ACCURACY.md) the GPU results must
  * meet. */
-#ifndef NVFP4_HOST_REFERENCE_H
-#define NVFP4_HOST_REFERENCE_H
+#ifndef NVFP4_TOOLS_REFERENCE_H
+#define NVFP4_TOOLS_REFERENCE_H
 
 #include <stdint.h>
 

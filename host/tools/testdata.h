@@ -1,6 +1,6 @@
 /* Random full-range NVFP4 operands on host and device, for the tests and the CLI (not part of libnvfp4). */
-#ifndef NVFP4_HOST_TESTDATA_H
-#define NVFP4_HOST_TESTDATA_H
+#ifndef NVFP4_TOOLS_TESTDATA_H
+#define NVFP4_TOOLS_TESTDATA_H
 
 #include <stdint.h>
 

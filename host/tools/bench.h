@@ -1,7 +1,7 @@
 /* Benchmarks by the GPU MODE method of docs/TIMING.md, the ceilings they are divided by, and the benchmark
  * workloads (not part of libnvfp4). */
-#ifndef NVFP4_HOST_BENCH_H
-#define NVFP4_HOST_BENCH_H
+#ifndef NVFP4_TOOLS_BENCH_H
+#define NVFP4_TOOLS_BENCH_H
 
 #include "cuda_driver.h"
 #include "nvfp4.h"
