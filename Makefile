@@ -39,19 +39,27 @@ ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror=implicit-function-dec
               -fvisibility=hidden -Iinclude -Ihost -Ihost/tools -isystem $(CUDA_HOME)/include -MMD -MP $(CFLAGS)
 LDLIBS := -ldl -lpthread -lm
 
-# --- kernels: ptx/<target>/*.ptx -> (cpp) build/ptx -> (ptxas) build/cubin -> one fatbin
-# Each folder under ptx/ names the target its files are assembled for.
+# --- kernels: ptx/<target>/*.ptx -> (cpp) build/ptx -> (ptxas) build/cubin -> two fatbins
+# Each folder under ptx/ names the target its files are assembled for. The benchmarks' measuring kernels
+# (PROBE_NAMES) go into an image of their own, which the tools embed; libnvfp4's image holds the
+# operations only, so an NVFP4_FATBIN of one kernel family serves that family.
 PTX_TARGETS := sm90a
 ptx_arch_sm90a := sm_90a
 ptx_fatbin_sm90a := 90a
+PROBE_NAMES := read_probe wgmma_peak
 PTX_SRC := $(foreach t,$(PTX_TARGETS),$(wildcard ptx/$(t)/*.ptx))
 CUBINS := $(PTX_SRC:ptx/%.ptx=$(BUILD)/cubin/%.cubin)
+PROBE_CUBINS := $(filter $(foreach p,$(PROBE_NAMES),%/$(p).cubin),$(CUBINS))
+LIB_CUBINS := $(filter-out $(PROBE_CUBINS),$(CUBINS))
 # A fatbin holds one image per target (the driver loads only one), so each target's cubins are linked
-# into one: build/cubin/<target>.cubin. They are assembled in extensible whole-program mode (-ewp), which
-# nvlink accepts and which allocates registers as a whole-program build does (plain relocatable -c gave
-# the GEMV kernel 163 registers instead of 125, one CTA per SM instead of two).
-LINKED := $(foreach t,$(PTX_TARGETS),$(BUILD)/cubin/$(t).cubin)
+# into one: build/cubin/<target>.cubin (the library's), build/cubin/probes-<target>.cubin. They are
+# assembled in extensible whole-program mode (-ewp), which nvlink accepts and which allocates registers as
+# a whole-program build does (plain relocatable -c gave the GEMV kernel 163 registers instead of 125, one
+# CTA per SM instead of two).
+LIB_LINKED := $(foreach t,$(PTX_TARGETS),$(BUILD)/cubin/$(t).cubin)
+PROBE_LINKED := $(foreach t,$(PTX_TARGETS),$(BUILD)/cubin/probes-$(t).cubin)
 FATBIN := $(BUILD)/nvfp4.fatbin
+PROBE_FATBIN := $(BUILD)/probes.fatbin
 target_of = $(word 1,$(subst /, ,$(1)))
 
 # cpp also writes the files a kernel source includes (gemv.ptx: gemv_entry.inc) into build/ptx/*.d.
@@ -67,16 +75,26 @@ $(BUILD)/cubin/%.cubin: $(BUILD)/ptx/%.ptx | $(BUILD)/cubin/sm90a
 # A static pattern rule: as a plain pattern rule it also matched build/cubin/sm90a/gemv.cubin (stem
 # sm90a/gemv, no prerequisites), so with build/ptx removed an edited kernel was never reassembled.
 .SECONDEXPANSION:
-$(LINKED): $(BUILD)/cubin/%.cubin: $$(filter $(BUILD)/cubin/%/$$(percent),$(CUBINS))
+$(LIB_LINKED): $(BUILD)/cubin/%.cubin: $$(filter $(BUILD)/cubin/%/$$(percent),$(LIB_CUBINS))
+	$(call say,NVLINK,$@)
+	$(Q)$(NVLINK) -arch=$(ptx_arch_$*) $^ -o $@
+
+$(PROBE_LINKED): $(BUILD)/cubin/probes-%.cubin: $$(filter $(BUILD)/cubin/%/$$(percent),$(PROBE_CUBINS))
 	$(call say,NVLINK,$@)
 	$(Q)$(NVLINK) -arch=$(ptx_arch_$*) $^ -o $@
 
 percent := %
 
-$(FATBIN): $(LINKED)
+# One --image3 per target, of build/cubin/<$(1)><target>.cubin.
+fatbin_images = $(foreach t,$(PTX_TARGETS),--image3=kind=elf,sm=$(ptx_fatbin_$(t)),file=$(BUILD)/cubin/$(1)$(t).cubin)
+
+$(FATBIN): $(LIB_LINKED)
 	$(call say,FATBIN,$@)
-	$(Q)$(FATBINARY) --create=$@ -64 \
-	  $(foreach c,$(LINKED),--image3=kind=elf,sm=$(ptx_fatbin_$(basename $(notdir $(c)))),file=$(c))
+	$(Q)$(FATBINARY) --create=$@ -64 $(call fatbin_images,)
+
+$(PROBE_FATBIN): $(PROBE_LINKED)
+	$(call say,FATBIN,$@)
+	$(Q)$(FATBINARY) --create=$@ -64 $(call fatbin_images,probes-)
 
 # --- libnvfp4
 # The folders are the lists: host/ is libnvfp4; host/tools/ what is not (the float64 reference, test data,
@@ -85,7 +103,7 @@ LIB_SRC := $(wildcard host/*.c)
 CLI_SRC := $(wildcard host/tools/cli*.c)
 TOOLS_SRC := $(filter-out $(CLI_SRC),$(wildcard host/tools/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/embed_fatbin.o
-TOOLS_OBJ := $(TOOLS_SRC:%.c=$(BUILD)/obj/%.o)
+TOOLS_OBJ := $(TOOLS_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/embed_probes.o
 STATIC_LIB := $(BUILD)/lib/libnvfp4.a
 SHARED_LIB := $(BUILD)/lib/libnvfp4.so.$(VERSION)
 TOOLS_LIB := $(BUILD)/lib/libnvfp4_tools.a
@@ -97,7 +115,11 @@ $(BUILD)/obj/%.o: %.c | $(BUILD)/obj/host/tools $(BUILD)/obj/tests/unit $(BUILD)
 
 $(BUILD)/obj/gen/embed_fatbin.o: gen/embed_fatbin.S $(FATBIN) | $(BUILD)/obj/gen
 	$(call say,EMBED,$@)
-	$(Q)$(CC) -c -DFATBIN_PATH=$(FATBIN) $< -o $@
+	$(Q)$(CC) -c -DFATBIN_PATH=$(FATBIN) -DFATBIN_SYMBOL=nvfp4i_fatbin $< -o $@
+
+$(BUILD)/obj/gen/embed_probes.o: gen/embed_fatbin.S $(PROBE_FATBIN) | $(BUILD)/obj/gen
+	$(call say,EMBED,$@)
+	$(Q)$(CC) -c -DFATBIN_PATH=$(PROBE_FATBIN) -DFATBIN_SYMBOL=nvfp4i_probes_fatbin $< -o $@
 
 $(STATIC_LIB): $(LIB_OBJ) | $(BUILD)/lib
 	$(call say,AR,$@)
@@ -170,7 +192,7 @@ check: all $(UNIT_TESTS) $(GPU_TESTS) $(FAKE_LIBCUDA)
 	$(Q)NVFP4_TEST_BUILD=$(BUILD) $(UNIT_TESTS)
 
 check-gpu: all $(GPU_TESTS)
-	$(Q)CK_FORK=no $(GPU_TESTS)
+	$(Q)CK_FORK=no NVFP4_TEST_BUILD=$(BUILD) $(GPU_TESTS)
 
 install: all
 	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BINDIR)

@@ -1,4 +1,5 @@
-/* The kernel table: every entry point the fatbin must hold, by the name the PTX declares. */
+/* The kernel table: the library's entry points, by the name the PTX declares. An image may lack some (an
+ * NVFP4_FATBIN of one kernel family): an operation whose kernel is missing returns NOT_SUPPORTED. */
 #ifndef NVFP4_HOST_KERNELS_H
 #define NVFP4_HOST_KERNELS_H
 
@@ -8,8 +9,6 @@
 
 #define NVFP4I_GEMV_THREADS 256         /* 8 warps: ptx/sm90a/gemv.ptx's .maxntid (both entries) */
 #define NVFP4I_GROUPED_GEMM_THREADS 288 /* producer warp + 2 consumer warpgroups */
-#define NVFP4I_WGMMA_PEAK_THREADS 256
-#define NVFP4I_READ_PROBE_THREADS 512
 
 /* X(id, PTX entry name, threads per CTA it is launched with, largest dynamic shared memory it takes) */
 #define NVFP4_KERNEL_LIST(X)                                                                              \
@@ -17,9 +16,7 @@
   X(NVFP4I_KERNEL_GEMV_EQUAL_STEPS, "nvfp4_gemv_equal_steps_sm90a", NVFP4I_GEMV_THREADS,                 \
     NVFP4I_GEMV_MAX_DYNAMIC_SMEM)                                                                         \
   X(NVFP4I_KERNEL_GROUPED_GEMM, "nvfp4_grouped_gemm_sm90a", NVFP4I_GROUPED_GEMM_THREADS,                 \
-    NVFP4I_GROUPED_GEMM_SMEM)                                                                             \
-  X(NVFP4I_KERNEL_WGMMA_PEAK, "nvfp4_wgmma_peak_sm90a", NVFP4I_WGMMA_PEAK_THREADS, 0)                  \
-  X(NVFP4I_KERNEL_READ_PROBE, "nvfp4_read_probe_sm90a", NVFP4I_READ_PROBE_THREADS, 0)
+    NVFP4I_GROUPED_GEMM_SMEM)
 
 typedef enum nvfp4i_kernel_id {
 #define NVFP4_KERNEL_ENUM(id, name, threads, smem) id,

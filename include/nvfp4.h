@@ -23,7 +23,8 @@
  * docs/LIMITS.md lists every limit and the status a call returns past it.
  *
  * Environment (read once, at nvfp4_create):
- *   NVFP4_FATBIN=path   load this .fatbin / .cubin / .ptx instead of the embedded kernels (tuning)
+ *   NVFP4_FATBIN=path   load this .fatbin / .cubin / .ptx instead of the embedded kernels (tuning); it
+ *                       may hold one kernel family: an operation whose kernel it lacks returns NOT_SUPPORTED
  *   NVFP4_LIBCUDA=path  open this driver library instead of libcuda.so.1 (read once per process)
  *
  * Call order: nvfp4_create() on a thread whose current CUDA context is the one to use (or with none,

@@ -350,23 +350,54 @@ out:
 
 /* ---- the probes */
 
-enum { READ_PROBE_CTAS_PER_SM = 4 }; /* 2048 threads per SM: ptx/sm90a/read_probe.ptx */
+enum {
+  READ_PROBE_THREADS = 512,       /* .maxntid of ptx/sm90a/read_probe.ptx */
+  READ_PROBE_CTAS_PER_SM = 4,     /* 2048 threads per SM */
+  WGMMA_PEAK_THREADS = 256,       /* 2 warpgroups: ptx/sm90a/wgmma_peak.ptx */
+};
 
-uint32_t nvfp4i_read_probe_threads(const nvfp4_handle *h) {
-  return (uint32_t)h->sm_count * READ_PROBE_CTAS_PER_SM * NVFP4I_READ_PROBE_THREADS;
+nvfp4_status nvfp4i_probes_load(const nvfp4_handle *h, nvfp4i_probes *p) {
+  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
+  *p = (nvfp4i_probes){.h = h};
+  int pushed;
+  nvfp4_status status = nvfp4i_context_enter(h, &pushed);
+  if (status != NVFP4_STATUS_SUCCESS) return status;
+  NVFP4_CU_TRY(cu->cuModuleLoadData(&p->module, nvfp4i_probes_fatbin), status, leave);
+  NVFP4_CU_TRY(cu->cuModuleGetFunction(&p->read, p->module, NVFP4I_READ_PROBE_ENTRY), status, unload);
+  NVFP4_CU_TRY(cu->cuModuleGetFunction(&p->wgmma_peak, p->module, NVFP4I_WGMMA_PEAK_ENTRY), status, unload);
+  goto leave;
+unload:
+  cu->cuModuleUnload(p->module);
+  p->module = NULL;
+leave:
+  nvfp4i_context_leave(pushed);
+  return status;
 }
 
-nvfp4_status nvfp4i_read_probe(nvfp4_handle *h, CUdeviceptr src, uint64_t vectors, CUdeviceptr out, uint32_t never,
-                               CUstream stream) {
+void nvfp4i_probes_unload(nvfp4i_probes *p) {
+  int pushed;
+  if (p->module != NULL && nvfp4i_context_enter(p->h, &pushed) == NVFP4_STATUS_SUCCESS) {
+    nvfp4i_cuda()->cuModuleUnload(p->module);
+    nvfp4i_context_leave(pushed);
+  }
+  p->module = NULL;
+}
+
+uint32_t nvfp4i_read_probe_threads(const nvfp4i_probes *p) {
+  return (uint32_t)p->h->sm_count * READ_PROBE_CTAS_PER_SM * READ_PROBE_THREADS;
+}
+
+nvfp4_status nvfp4i_read_probe(const nvfp4i_probes *p, CUdeviceptr src, uint64_t vectors, CUdeviceptr out,
+                               uint32_t never, CUstream stream) {
   void *params[] = {&src, &vectors, &out, &never};
-  nvfp4i_launch launch = {.grid = {(unsigned)h->sm_count * READ_PROBE_CTAS_PER_SM, 1, 1},
-                          .block = {NVFP4I_READ_PROBE_THREADS, 1, 1},
+  nvfp4i_launch launch = {.grid = {(unsigned)p->h->sm_count * READ_PROBE_CTAS_PER_SM, 1, 1},
+                          .block = {READ_PROBE_THREADS, 1, 1},
                           .params = params};
-  return nvfp4i_launch_kernel(h, NVFP4I_KERNEL_READ_PROBE, &launch, stream);
+  return nvfp4i_launch_function(p->h, p->read, NVFP4I_READ_PROBE_ENTRY, &launch, stream);
 }
 
 typedef struct read_arg {
-  nvfp4_handle *h;
+  const nvfp4i_probes *p;
   CUdeviceptr src, out;
   uint64_t vectors; /* 16-byte vectors to read per set */
   size_t set_stride;
@@ -375,17 +406,17 @@ typedef struct read_arg {
 static nvfp4_status launch_read(void *arg, int set, CUstream stream) {
   read_arg *r = arg;
   /* the buffer is all 0x5A bytes: every thread's xor is 0 or 0x5A5A5A5A, never this, so nothing is stored */
-  return nvfp4i_read_probe(r->h, r->src + (CUdeviceptr)set * r->set_stride, r->vectors, r->out, 0x9E3779B9u,
+  return nvfp4i_read_probe(r->p, r->src + (CUdeviceptr)set * r->set_stride, r->vectors, r->out, 0x9E3779B9u,
                            stream);
 }
 
-nvfp4_status nvfp4i_bench_read(nvfp4_handle *h, double bytes, int runs, int sets, nvfp4i_timing *t) {
+nvfp4_status nvfp4i_bench_read(const nvfp4i_probes *p, double bytes, int runs, int sets, nvfp4i_timing *t) {
   const nvfp4i_cuda_table *cu = nvfp4i_cuda();
-  read_arg r = {h, 0, 0, ((uint64_t)bytes + 15) / 16, 0};
+  read_arg r = {p, 0, 0, ((uint64_t)bytes + 15) / 16, 0};
   r.set_stride = (size_t)(r.vectors * 16 + SET_ALIGN - 1) / SET_ALIGN * SET_ALIGN;
   nvfp4_status status = NVFP4_STATUS_SUCCESS;
   NVFP4_CU_TRY(cu->cuMemAlloc(&r.src, r.set_stride * (size_t)sets), status, out);
-  NVFP4_CU_TRY(cu->cuMemAlloc(&r.out, sizeof(uint32_t) * nvfp4i_read_probe_threads(h)), status, out);
+  NVFP4_CU_TRY(cu->cuMemAlloc(&r.out, sizeof(uint32_t) * nvfp4i_read_probe_threads(p)), status, out);
   NVFP4_CU_TRY(cu->cuMemsetD8(r.src, 0x5A, r.set_stride * (size_t)sets), status, out);
   status = time_sets(launch_read, &r, sets, runs, t);
 out:
@@ -395,34 +426,34 @@ out:
 }
 
 typedef struct peak_arg {
-  nvfp4_handle *h;
+  const nvfp4i_probes *p;
   CUdeviceptr out;
   uint32_t iters;
 } peak_arg;
 
 static nvfp4_status launch_peak(void *arg, int set, CUstream stream) {
   (void)set;
-  peak_arg *p = arg;
-  void *params[] = {&p->out, &p->iters};
-  nvfp4i_launch launch = {.grid = {(unsigned)p->h->sm_count, 1, 1},
-                          .block = {NVFP4I_WGMMA_PEAK_THREADS, 1, 1},
+  peak_arg *a = arg;
+  void *params[] = {&a->out, &a->iters};
+  nvfp4i_launch launch = {.grid = {(unsigned)a->p->h->sm_count, 1, 1},
+                          .block = {WGMMA_PEAK_THREADS, 1, 1},
                           .params = params};
-  return nvfp4i_launch_kernel(p->h, NVFP4I_KERNEL_WGMMA_PEAK, &launch, stream);
+  return nvfp4i_launch_function(a->p->h, a->p->wgmma_peak, NVFP4I_WGMMA_PEAK_ENTRY, &launch, stream);
 }
 
-nvfp4_status nvfp4i_bench_wgmma_peak(nvfp4_handle *h, int runs, double *tflops) {
+nvfp4_status nvfp4i_bench_wgmma_peak(const nvfp4i_probes *p, int runs, double *tflops) {
   const nvfp4i_cuda_table *cu = nvfp4i_cuda();
-  peak_arg p = {h, 0, 2000};
+  peak_arg a = {p, 0, 2000};
   nvfp4_status status = NVFP4_STATUS_SUCCESS;
   nvfp4i_timing t;
-  NVFP4_CU_TRY(cu->cuMemAlloc(&p.out, sizeof(float) * (size_t)h->sm_count), status, out);
-  status = time_sets(launch_peak, &p, 1, runs, &t); /* compute-bound: nothing to hide in L2 */
+  NVFP4_CU_TRY(cu->cuMemAlloc(&a.out, sizeof(float) * (size_t)p->h->sm_count), status, out);
+  status = time_sets(launch_peak, &a, 1, runs, &t); /* compute-bound: nothing to hide in L2 */
   if (status == NVFP4_STATUS_SUCCESS) {
-    double flops = (double)h->sm_count * 2 * p.iters * 8 * (2.0 * 64 * 256 * 16);
+    double flops = (double)p->h->sm_count * 2 * a.iters * 8 * (2.0 * 64 * 256 * 16);
     *tflops = flops / (t.median_us * 1e-6) / 1e12;
   }
 out:
-  if (p.out) cu->cuMemFree(p.out);
+  if (a.out) cu->cuMemFree(a.out);
   return status;
 }
 

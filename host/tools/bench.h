@@ -36,22 +36,41 @@ nvfp4_status nvfp4i_bench_grouped_gemm(nvfp4_handle *h, int groups, const int64_
                                        const nvfp4i_bench_method *method, nvfp4i_timing *t, double *flops,
                                        double *bytes);
 
-/* Threads in the read probe's grid (it is launched on every SM). */
-uint32_t nvfp4i_read_probe_threads(const nvfp4_handle *h);
+/* The measuring kernels (ptx/sm90a/read_probe.ptx, wgmma_peak.ptx), loaded from an image of their own into
+ * a handle's context: libnvfp4's image never holds them. */
+#define NVFP4I_READ_PROBE_ENTRY "nvfp4_read_probe_sm90a"
+#define NVFP4I_WGMMA_PEAK_ENTRY "nvfp4_wgmma_peak_sm90a"
 
-/* One launch of nvfp4_read_probe_sm90a over `vectors` 16-byte vectors at src: thread i xors the words of
- * vectors i, i + T, i + 2T, ... (T = nvfp4i_read_probe_threads) and writes the xor to out[i] only where it
- * equals `never`. */
-nvfp4_status nvfp4i_read_probe(nvfp4_handle *h, CUdeviceptr src, uint64_t vectors, CUdeviceptr out, uint32_t never,
-                               CUstream stream);
+typedef struct nvfp4i_probes {
+  const nvfp4_handle *h;
+  CUmodule module;
+  CUfunction read, wgmma_peak;
+} nvfp4i_probes;
+
+/* The probes' embedded image (gen/embed_fatbin.S). */
+extern const unsigned char nvfp4i_probes_fatbin[];
+extern const unsigned long long nvfp4i_probes_fatbin_size;
+
+/* Loads the probes' image into h's context; nvfp4i_probes_unload unloads it (a zeroed p is fine). */
+nvfp4_status nvfp4i_probes_load(const nvfp4_handle *h, nvfp4i_probes *p);
+void nvfp4i_probes_unload(nvfp4i_probes *p);
+
+/* Threads in the read probe's grid (it is launched on every SM). */
+uint32_t nvfp4i_read_probe_threads(const nvfp4i_probes *p);
+
+/* One launch of the read probe over `vectors` 16-byte vectors at src: thread i xors the words of vectors
+ * i, i + T, i + 2T, ... (T = nvfp4i_read_probe_threads) and writes the xor to out[i] only where it equals
+ * `never`. */
+nvfp4_status nvfp4i_read_probe(const nvfp4i_probes *p, CUdeviceptr src, uint64_t vectors, CUdeviceptr out,
+                               uint32_t never, CUstream stream);
 
 /* The read probe reading `bytes` once per set, timed like the operation it stands beside, with exactly that
  * operation's `sets`: what a kernel that only reads that much shows by this method (docs/PERFORMANCE.md, "The
  * bound this method puts on any kernel"). */
-nvfp4_status nvfp4i_bench_read(nvfp4_handle *h, double bytes, int runs, int sets, nvfp4i_timing *t);
+nvfp4_status nvfp4i_bench_read(const nvfp4i_probes *p, double bytes, int runs, int sets, nvfp4i_timing *t);
 
 /* The dense f16 tensor-core rate, measured: back-to-back wgmma.m64n256k16 on every SM. */
-nvfp4_status nvfp4i_bench_wgmma_peak(nvfp4_handle *h, int runs, double *tflops);
+nvfp4_status nvfp4i_bench_wgmma_peak(const nvfp4i_probes *p, int runs, double *tflops);
 
 /* The benchmark workloads: GPU MODE's GEMV and grouped GEMM benchmark shapes, and the MoE decode shape. */
 typedef struct nvfp4i_gemv_workload {

@@ -61,9 +61,12 @@ static int print_info(void) {
   printf("image    %s\n", h->image_source);
   for (int id = 0; id < NVFP4I_KERNEL_COUNT; id++) {
     const nvfp4i_kernel *k = &h->kernels[id];
-    printf("kernel   %-28s %3d registers, %d bytes local (spills), %d bytes static shared, %d CTAs/SM\n",
-           nvfp4i_kernel_name((nvfp4i_kernel_id)id), k->registers, k->local_bytes, k->static_smem,
-           k->blocks_per_sm);
+    const char *name = nvfp4i_kernel_name((nvfp4i_kernel_id)id);
+    if (k->fn == NULL)
+      printf("kernel   %-28s not in this image: its operation returns NOT_SUPPORTED\n", name);
+    else
+      printf("kernel   %-28s %3d registers, %d bytes local (spills), %d bytes static shared, %d CTAs/SM\n", name,
+             k->registers, k->local_bytes, k->static_smem, k->blocks_per_sm);
   }
   nvfp4_destroy(h);
   return 0;

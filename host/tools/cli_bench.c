@@ -138,6 +138,7 @@ static const char csv_header[] =
 /* The ceilings measured once per run, and where rows go. */
 typedef struct bench_run {
   nvfp4_handle *h;
+  nvfp4i_probes probes;
   FILE *csv;
   nvfp4i_bench_method method;
   double copy_tbps, peak_tflops; /* peak: NAN unless grouped GEMM runs */
@@ -201,7 +202,7 @@ static int bench_gemv_shapes(const bench_run *run, const bench_args *a) {
     snprintf(r.m_text, sizeof r.m_text, "%lld", (long long)s->m);
     nvfp4i_timing read;
     nvfp4_status st = nvfp4i_bench_gemv(run->h, s->m, s->k, s->l, &run->method, &r.t, &r.bytes);
-    if (st == NVFP4_STATUS_SUCCESS) st = nvfp4i_bench_read(run->h, r.bytes, run->method.runs, r.t.sets, &read);
+    if (st == NVFP4_STATUS_SUCCESS) st = nvfp4i_bench_read(&run->probes, r.bytes, run->method.runs, r.t.sets, &read);
     if (st != NVFP4_STATUS_SUCCESS) {
       fprintf(stderr, "nvfp4: gemv %lldx%lldx%lld: %s: %s\n", (long long)s->m, (long long)s->k, (long long)s->l,
               nvfp4_status_string(st), nvfp4_last_error());
@@ -264,7 +265,7 @@ static int measure_ceilings(bench_run *run, int ops) {
   nvfp4_status s = nvfp4i_bench_copy_bandwidth(&run->method, &run->copy_tbps);
   if (s == NVFP4_STATUS_SUCCESS) s = nvfp4i_bench_launch_floor(&run->method, &floor);
   if (s == NVFP4_STATUS_SUCCESS && (ops & BENCH_GROUPED))
-    s = nvfp4i_bench_wgmma_peak(run->h, run->method.runs, &run->peak_tflops);
+    s = nvfp4i_bench_wgmma_peak(&run->probes, run->method.runs, &run->peak_tflops);
   if (s != NVFP4_STATUS_SUCCESS) {
     fprintf(stderr, "nvfp4: ceilings: %s: %s\n", nvfp4_status_string(s), nvfp4_last_error());
     return 0;
@@ -286,9 +287,14 @@ int cli_bench(int argc, char **argv) {
   bench_run run = {.method = {(int)a.iters, (int)a.sets}, .peak_tflops = NAN};
   if (!cli_open_handle(&run.h)) return 1;
   int rc = 1;
+  nvfp4_status s = nvfp4i_probes_load(run.h, &run.probes);
+  if (s != NVFP4_STATUS_SUCCESS) {
+    fprintf(stderr, "nvfp4: the measuring kernels: %s: %s\n", nvfp4_status_string(s), nvfp4_last_error());
+    goto destroy;
+  }
   if (a.csv != NULL && (run.csv = fopen(a.csv, "w")) == NULL) {
     fprintf(stderr, "nvfp4: cannot write %s\n", a.csv);
-    goto destroy;
+    goto unload;
   }
   if (run.csv) fprintf(run.csv, "%s\n", csv_header);
   if (!measure_ceilings(&run, a.ops)) goto close;
@@ -297,6 +303,8 @@ int cli_bench(int argc, char **argv) {
   if (a.ops & BENCH_GROUPED) rc |= bench_grouped_shapes(&run, &a);
 close:
   if (run.csv) fclose(run.csv);
+unload:
+  nvfp4i_probes_unload(&run.probes);
 destroy:
   nvfp4_destroy(run.h);
   return rc;

@@ -5,6 +5,8 @@
  * does nothing but count, an event records the host clock. Results are garbage: what it tests is that
  * every path runs, frees what it takes and exits as documented, and (fake_cuda_launches) whether a call
  * launched anything.
+ *
+ * FAKE_CUDA_MISSING=name,name: kernel images lack these entries (cuModuleGetFunction: not found).
  */
 #include <cuda.h>
 #include <stdio.h>
@@ -119,8 +121,17 @@ static CUresult fake_cuModuleUnload(CUmodule module) {
   return module == FAKE_MODULE ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
+static int missing(const char *name) {
+  const char *list = getenv("FAKE_CUDA_MISSING");
+  size_t length = strlen(name);
+  for (const char *p = list ? strstr(list, name) : NULL; p != NULL; p = strstr(p + 1, name))
+    if ((p == list || p[-1] == ',') && (p[length] == '\0' || p[length] == ',')) return 1;
+  return 0;
+}
+
 static CUresult fake_cuModuleGetFunction(CUfunction *fn, CUmodule module, const char *name) {
   (void)module;
+  if (missing(name)) return CUDA_ERROR_NOT_FOUND;
   *fn = (CUfunction)(uintptr_t)name; /* any non-NULL handle */
   return CUDA_SUCCESS;
 }

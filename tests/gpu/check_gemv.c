@@ -150,6 +150,30 @@ START_TEST(gemv_from_several_threads_on_one_handle) {
 }
 END_TEST
 
+/* The README's tuning recipe: NVFP4_FATBIN names one preprocessed .ptx (one kernel family, compiled by the
+ * driver at load). The handle loads; GEMV runs from it and is right; grouped GEMM says NOT_SUPPORTED. */
+START_TEST(gemv_runs_from_an_image_of_its_own_family) {
+  setenv("NVFP4_FATBIN", test_build_file("ptx/sm90a/gemv.ptx"), 1);
+  nvfp4_handle *h;
+  nvfp4_status s = nvfp4_create(&h);
+  unsetenv("NVFP4_FATBIN");
+  ck_assert_msg(s == NVFP4_STATUS_SUCCESS, "NVFP4_FATBIN=build/ptx/sm90a/gemv.ptx: %s", nvfp4_last_error());
+  nvfp4i_gemv_case c = {300, 2048, 2, BLK, LIN, BF16, 0.5f, (uint64_t)time(NULL), 0, 1, -1};
+  nvfp4i_verdict v;
+  int pass = nvfp4i_verify_gemv(h, &c, &v);
+  nvfp4i_grouped_case g = {.groups = 1, .m = (const int64_t[]){64}, .n = (const int64_t[]){128},
+                           .k = (const int64_t[]){256}, .m_count = 1, .n_count = 1, .k_count = 1, .dtype = F16,
+                           .alpha = 1.0f, .seed = c.seed};
+  nvfp4i_verdict gv;
+  nvfp4i_verify_grouped_gemm(h, &g, &gv);
+  nvfp4_destroy(h);
+  ck_assert_msg(pass, "gemv from gemv.ptx (seed %llu): status %s, %lld outside the bar, worst %s",
+                (unsigned long long)c.seed, nvfp4_status_string(v.status), (long long)v.failures, v.detail);
+  ck_assert_msg(gv.status == NVFP4_STATUS_NOT_SUPPORTED, "grouped gemm from gemv.ptx: status %s",
+                nvfp4_status_string(gv.status));
+}
+END_TEST
+
 Suite *gemv_gpu_suite(void) {
   Suite *s = suite_create("gemv gpu");
   TCase *shapes = gpu_tcase("gemv shapes", 600);
@@ -159,6 +183,7 @@ Suite *gemv_gpu_suite(void) {
   TCase *usage = gpu_tcase("gemv graphs and threads", 120);
   tcase_add_test(usage, gemv_graph_replay_matches_direct_launch);
   tcase_add_test(usage, gemv_from_several_threads_on_one_handle);
+  tcase_add_test(usage, gemv_runs_from_an_image_of_its_own_family);
   suite_add_tcase(s, usage);
   return s;
 }

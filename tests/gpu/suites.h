@@ -4,6 +4,8 @@
 
 #include <check.h>
 
+#include "../build_file.h"
+
 #include "nvfp4.h"
 
 extern nvfp4_handle *gpu_handle;

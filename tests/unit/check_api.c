@@ -40,7 +40,7 @@ static nvfp4_handle *fake_handle;
 static long (*fake_launches)(void);
 
 static void create_fake_handle(void) {
-  const char *path = unit_build_file(UNIT_FAKE_LIBCUDA);
+  const char *path = test_build_file(UNIT_FAKE_LIBCUDA);
   setenv("NVFP4_LIBCUDA", path, 1); /* read at this process's first driver load: tests run forked */
   ck_assert_msg(nvfp4_create(&fake_handle) == NVFP4_STATUS_SUCCESS, "the fake driver %s: %s", path,
                 nvfp4_last_error());
@@ -253,6 +253,33 @@ START_TEST(grouped_gemm_takes_empty_groups_and_null_arrays_for_zero_groups) {
 }
 END_TEST
 
+/* An image of one kernel family (an NVFP4_FATBIN of gemv.ptx) loads, and serves the operation it holds. */
+START_TEST(an_image_without_grouped_gemm_serves_gemv) {
+  setenv("FAKE_CUDA_MISSING", "nvfp4_grouped_gemm_sm90a", 1);
+  create_fake_handle();
+  gemv_args gemv = valid_gemv();
+  ck_assert_msg(call_gemv(&gemv) == NVFP4_STATUS_SUCCESS, "%s", nvfp4_last_error());
+  grouped_args g = valid_grouped();
+  ck_assert_int_eq(nvfp4_grouped_gemm(fake_handle, g.num_groups, g.a, g.b, g.c, 1.0f, NULL),
+                   NVFP4_STATUS_NOT_SUPPORTED);
+  ck_assert_msg(strstr(nvfp4_last_error(), "has no entry nvfp4_grouped_gemm_sm90a") != NULL, "message: %s",
+                nvfp4_last_error());
+  ck_assert_int_eq(fake_launches(), 1);
+  destroy_fake_handle();
+}
+END_TEST
+
+START_TEST(an_image_without_any_kernel_of_the_library_is_refused) {
+  setenv("FAKE_CUDA_MISSING", "nvfp4_gemv_sm90a,nvfp4_gemv_equal_steps_sm90a,nvfp4_grouped_gemm_sm90a", 1);
+  setenv("NVFP4_LIBCUDA", test_build_file(UNIT_FAKE_LIBCUDA), 1);
+  nvfp4_handle *h;
+  ck_assert_int_eq(nvfp4_create(&h), NVFP4_STATUS_NOT_SUPPORTED);
+  ck_assert_ptr_null(h);
+  ck_assert_msg(strstr(nvfp4_last_error(), "holds none of the library's kernels") != NULL, "message: %s",
+                nvfp4_last_error());
+}
+END_TEST
+
 START_TEST(vector_alignment_asks_ld_only_between_rows_and_batch_stride_only_between_batches) {
   nvfp4_tensor t = {fake_a, fake_sf, 1, K, 1, K / 2 + 8, K / 2 + 8, K / 16, K / 16, NVFP4_SF_LINEAR};
   ck_assert_int_eq(nvfp4i_validate_vector_alignment("t", &t), NVFP4_STATUS_SUCCESS); /* one row, one batch */
@@ -289,5 +316,9 @@ Suite *api_suite(void) {
                       (int)(sizeof grouped_cases / sizeof grouped_cases[0]));
   tcase_add_test(grouped, grouped_gemm_takes_empty_groups_and_null_arrays_for_zero_groups);
   suite_add_tcase(s, grouped);
+  TCase *images = tcase_create("kernel images of one family");
+  tcase_add_test(images, an_image_without_grouped_gemm_serves_gemv);
+  tcase_add_test(images, an_image_without_any_kernel_of_the_library_is_refused);
+  suite_add_tcase(s, images);
   return s;
 }

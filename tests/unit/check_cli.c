@@ -27,7 +27,7 @@ static void run_nvfp4(const char *libcuda, const char *const *args, run *r) {
   ck_assert_int_ge(fd, 0);
   if (libcuda != NULL) setenv("NVFP4_LIBCUDA", libcuda, 1);
   else unsetenv("NVFP4_LIBCUDA");
-  char *argv[MAX_ARGS + 2] = {(char *)unit_build_file("bin/nvfp4")}; /* libcuda may be the last such path */
+  char *argv[MAX_ARGS + 2] = {(char *)test_build_file("bin/nvfp4")}; /* libcuda may be the last such path */
   for (int i = 0; args[i] != NULL; i++) {
     ck_assert_int_lt(i, MAX_ARGS);
     argv[i + 1] = (char *)args[i];
@@ -142,7 +142,7 @@ START_TEST(bench_runs_every_workload_on_the_fake_driver) {
   int fd = mkstemp(csv);
   ck_assert_int_ge(fd, 0);
   run r;
-  run_nvfp4(unit_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "--iters", "1", "--sets", "1", "--csv", csv), &r);
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "--iters", "1", "--sets", "1", "--csv", csv), &r);
   static const char *const rows[] = {"gemv1", "gemv2", "gemv3", "gg1", "gg2", "gg3", "gg4", "moe1"};
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) assert_run(&r, 0, rows[i], "bench");
   char text[8192];
@@ -158,10 +158,10 @@ END_TEST
 
 START_TEST(bench_takes_shapes_of_ones_own_on_the_fake_driver) {
   run r;
-  run_nvfp4(unit_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "gemv", "--m", "64", "--k", "256", "--l", "3",
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "gemv", "--m", "64", "--k", "256", "--l", "3",
                                                      "--iters", "2", "--sets", "2"), &r);
   assert_run(&r, 0, "custom     64    256   3", "bench gemv");
-  run_nvfp4(unit_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "grouped-gemm", "--m", "0,7,33", "--n", "64", "--k",
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "grouped-gemm", "--m", "0,7,33", "--n", "64", "--k",
                                                      "256", "--iters", "2", "--sets", "2"), &r);
   assert_run(&r, 0, "custom 3   0,7,33", "bench grouped-gemm");
 }
@@ -169,10 +169,10 @@ END_TEST
 
 START_TEST(verify_fails_an_output_nothing_wrote) {
   run r;
-  run_nvfp4(unit_build_file(UNIT_FAKE_LIBCUDA), ARGS("verify", "gemv", "--m", "70", "--k", "256", "--l", "2"), &r);
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("verify", "gemv", "--m", "70", "--k", "256", "--l", "2"), &r);
   assert_run(&r, 1, "FAIL", "verify gemv");
   assert_run(&r, 1, "140 outside the bar", "verify gemv");
-  run_nvfp4(unit_build_file(UNIT_FAKE_LIBCUDA), ARGS("verify", "grouped-gemm", "--m", "3,0,5", "--n", "40", "--k",
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("verify", "grouped-gemm", "--m", "3,0,5", "--n", "40", "--k",
                                                      "64"), &r);
   assert_run(&r, 1, "never written", "verify grouped-gemm");
   assert_run(&r, 1, "FAIL", "verify grouped-gemm");
@@ -181,9 +181,11 @@ END_TEST
 
 START_TEST(info_lists_the_kernels_on_the_fake_driver) {
   run r;
-  run_nvfp4(unit_build_file(UNIT_FAKE_LIBCUDA), ARGS("info"), &r);
+  setenv("FAKE_CUDA_MISSING", "nvfp4_grouped_gemm_sm90a", 1);
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("info"), &r);
   assert_run(&r, 0, "device   fake device (no GPU), sm_90, 132 SMs", "info");
-  assert_run(&r, 0, "kernel   nvfp4_gemv_sm90a", "info");
+  assert_run(&r, 0, "kernel   nvfp4_gemv_sm90a             128 registers", "info");
+  assert_run(&r, 0, "kernel   nvfp4_grouped_gemm_sm90a     not in this image", "info");
 }
 END_TEST
 

@@ -1,16 +1,8 @@
 /* Runs every CPU suite. Check's own environment variables apply (CK_RUN_SUITE, CK_RUN_CASE, CK_VERBOSITY); the
  * suites run forked (Check's default), since some load the fake driver and one fails to load any. */
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "suites.h"
-
-const char *unit_build_file(const char *name) {
-  static char path[4096];
-  const char *build = getenv("NVFP4_TEST_BUILD");
-  snprintf(path, sizeof path, "%s/%s", build != NULL && build[0] != '\0' ? build : "build", name);
-  return path;
-}
 
 int main(void) {
   SRunner *runner = srunner_create(format_suite());
