@@ -36,7 +36,7 @@ SONAME := libnvfp4.so.$(call version_part,MAJOR)
 
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror=implicit-function-declaration -fPIC \
-              -fvisibility=hidden -Iinclude -Ihost -Ihost/tools -isystem $(CUDA_HOME)/include -MMD -MP $(CFLAGS)
+              -fvisibility=hidden -Iinclude -Ihost -Ihost/tools -Iptx -isystem $(CUDA_HOME)/include -MMD -MP $(CFLAGS)
 LDLIBS := -ldl -lpthread -lm
 
 # --- kernels: ptx/<target>/*.ptx -> (cpp) build/ptx -> (ptxas) build/cubin -> two fatbins

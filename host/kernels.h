@@ -3,18 +3,21 @@
 #ifndef NVFP4_HOST_KERNELS_H
 #define NVFP4_HOST_KERNELS_H
 
+#include "sm90a/gemv_layout.h"
+
+#define NVFP4I_STRINGIFY2(x) #x
+#define NVFP4I_STRINGIFY(x) NVFP4I_STRINGIFY2(x) /* a layout header's entry name as a C string */
+
 /* Dynamic shared memory a kernel may be launched with beyond the default 48 KB (opted into at create). */
-#define NVFP4I_GEMV_MAX_DYNAMIC_SMEM (227 * 1024 - 256) /* the sm_90 limit less the static 256 bytes */
 #define NVFP4I_GROUPED_GEMM_SMEM 140416                /* SMEM_BYTES in ptx/sm90a/grouped_gemm.ptx */
 
-#define NVFP4I_GEMV_THREADS 256         /* 8 warps: ptx/sm90a/gemv.ptx's .maxntid (both entries) */
 #define NVFP4I_GROUPED_GEMM_THREADS 288 /* producer warp + 2 consumer warpgroups */
 
 /* X(id, PTX entry name, threads per CTA it is launched with, largest dynamic shared memory it takes) */
 #define NVFP4_KERNEL_LIST(X)                                                                              \
-  X(NVFP4I_KERNEL_GEMV, "nvfp4_gemv_sm90a", NVFP4I_GEMV_THREADS, NVFP4I_GEMV_MAX_DYNAMIC_SMEM)            \
-  X(NVFP4I_KERNEL_GEMV_EQUAL_STEPS, "nvfp4_gemv_equal_steps_sm90a", NVFP4I_GEMV_THREADS,                 \
-    NVFP4I_GEMV_MAX_DYNAMIC_SMEM)                                                                         \
+  X(NVFP4I_KERNEL_GEMV, NVFP4I_STRINGIFY(GEMV_ENTRY_PLAIN), GEMV_THREADS, GEMV_MAX_DYNAMIC_SMEM)          \
+  X(NVFP4I_KERNEL_GEMV_EQUAL_STEPS, NVFP4I_STRINGIFY(GEMV_ENTRY_EQUAL_STEPS), GEMV_THREADS,               \
+    GEMV_MAX_DYNAMIC_SMEM)                                                                                \
   X(NVFP4I_KERNEL_GROUPED_GEMM, "nvfp4_grouped_gemm_sm90a", NVFP4I_GROUPED_GEMM_THREADS,                 \
     NVFP4I_GROUPED_GEMM_SMEM)
 

@@ -1,5 +1,6 @@
 #include "bench.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -350,11 +351,28 @@ out:
 
 /* ---- the probes */
 
-enum {
-  READ_PROBE_THREADS = 512,       /* .maxntid of ptx/sm90a/read_probe.ptx */
-  READ_PROBE_CTAS_PER_SM = 4,     /* 2048 threads per SM */
-  WGMMA_PEAK_THREADS = 256,       /* 2 warpgroups: ptx/sm90a/wgmma_peak.ptx */
-};
+/* The probes' parameter blocks (read_probe_layout.h, wgmma_peak_layout.h), each passed as one .param array. */
+typedef struct read_probe_params {
+  CUdeviceptr src;
+  uint64_t n16;
+  CUdeviceptr out;
+  uint32_t never;
+} read_probe_params;
+
+_Static_assert(offsetof(read_probe_params, src) == READ_PROBE_P_SRC, "READ_PROBE_P_SRC");
+_Static_assert(offsetof(read_probe_params, n16) == READ_PROBE_P_N16, "READ_PROBE_P_N16");
+_Static_assert(offsetof(read_probe_params, out) == READ_PROBE_P_OUT, "READ_PROBE_P_OUT");
+_Static_assert(offsetof(read_probe_params, never) == READ_PROBE_P_NEVER, "READ_PROBE_P_NEVER");
+_Static_assert(READ_PROBE_P_NEVER + sizeof(uint32_t) == READ_PROBE_PARAM_BYTES, "READ_PROBE_PARAM_BYTES");
+
+typedef struct wgmma_peak_params {
+  CUdeviceptr out;
+  uint32_t iters;
+} wgmma_peak_params;
+
+_Static_assert(offsetof(wgmma_peak_params, out) == WGMMA_PEAK_P_OUT, "WGMMA_PEAK_P_OUT");
+_Static_assert(offsetof(wgmma_peak_params, iters) == WGMMA_PEAK_P_ITERS, "WGMMA_PEAK_P_ITERS");
+_Static_assert(WGMMA_PEAK_P_ITERS + sizeof(uint32_t) == WGMMA_PEAK_PARAM_BYTES, "WGMMA_PEAK_PARAM_BYTES");
 
 nvfp4_status nvfp4i_probes_load(const nvfp4_handle *h, nvfp4i_probes *p) {
   const nvfp4i_cuda_table *cu = nvfp4i_cuda();
@@ -389,7 +407,8 @@ uint32_t nvfp4i_read_probe_threads(const nvfp4i_probes *p) {
 
 nvfp4_status nvfp4i_read_probe(const nvfp4i_probes *p, CUdeviceptr src, uint64_t vectors, CUdeviceptr out,
                                uint32_t never, CUstream stream) {
-  void *params[] = {&src, &vectors, &out, &never};
+  read_probe_params block = {src, vectors, out, never};
+  void *params[] = {&block};
   nvfp4i_launch launch = {.grid = {(unsigned)p->h->sm_count * READ_PROBE_CTAS_PER_SM, 1, 1},
                           .block = {READ_PROBE_THREADS, 1, 1},
                           .params = params};
@@ -427,14 +446,13 @@ out:
 
 typedef struct peak_arg {
   const nvfp4i_probes *p;
-  CUdeviceptr out;
-  uint32_t iters;
+  wgmma_peak_params params;
 } peak_arg;
 
 static nvfp4_status launch_peak(void *arg, int set, CUstream stream) {
   (void)set;
   peak_arg *a = arg;
-  void *params[] = {&a->out, &a->iters};
+  void *params[] = {&a->params};
   nvfp4i_launch launch = {.grid = {(unsigned)a->p->h->sm_count, 1, 1},
                           .block = {WGMMA_PEAK_THREADS, 1, 1},
                           .params = params};
@@ -443,17 +461,18 @@ static nvfp4_status launch_peak(void *arg, int set, CUstream stream) {
 
 nvfp4_status nvfp4i_bench_wgmma_peak(const nvfp4i_probes *p, int runs, double *tflops) {
   const nvfp4i_cuda_table *cu = nvfp4i_cuda();
-  peak_arg a = {p, 0, 2000};
+  peak_arg a = {p, {0, 2000}};
   nvfp4_status status = NVFP4_STATUS_SUCCESS;
   nvfp4i_timing t;
-  NVFP4_CU_TRY(cu->cuMemAlloc(&a.out, sizeof(float) * (size_t)p->h->sm_count), status, out);
+  NVFP4_CU_TRY(cu->cuMemAlloc(&a.params.out, sizeof(float) * (size_t)p->h->sm_count), status, out);
   status = time_sets(launch_peak, &a, 1, runs, &t); /* compute-bound: nothing to hide in L2 */
   if (status == NVFP4_STATUS_SUCCESS) {
-    double flops = (double)p->h->sm_count * 2 * a.iters * 8 * (2.0 * 64 * 256 * 16);
+    double warpgroups = (double)p->h->sm_count * (WGMMA_PEAK_THREADS / 128);
+    double flops = warpgroups * a.params.iters * WGMMA_PEAK_MMAS_PER_TRIP * (2.0 * 64 * 256 * 16);
     *tflops = flops / (t.median_us * 1e-6) / 1e12;
   }
 out:
-  if (a.out) cu->cuMemFree(a.out);
+  if (a.params.out) cu->cuMemFree(a.params.out);
   return status;
 }
 

@@ -4,7 +4,10 @@
 #define NVFP4_TOOLS_BENCH_H
 
 #include "cuda_driver.h"
+#include "kernels.h"
 #include "nvfp4.h"
+#include "sm90a/read_probe_layout.h"
+#include "sm90a/wgmma_peak_layout.h"
 
 /* How a benchmark is run: `runs` repetitions, each timing one call per input set back to back; `sets`
  * distinct input sets, raised where fewer would fit in L2 (and lowered where device memory is short). */
@@ -38,8 +41,8 @@ nvfp4_status nvfp4i_bench_grouped_gemm(nvfp4_handle *h, int groups, const int64_
 
 /* The measuring kernels (ptx/sm90a/read_probe.ptx, wgmma_peak.ptx), loaded from an image of their own into
  * a handle's context: libnvfp4's image never holds them. */
-#define NVFP4I_READ_PROBE_ENTRY "nvfp4_read_probe_sm90a"
-#define NVFP4I_WGMMA_PEAK_ENTRY "nvfp4_wgmma_peak_sm90a"
+#define NVFP4I_READ_PROBE_ENTRY NVFP4I_STRINGIFY(READ_PROBE_ENTRY)
+#define NVFP4I_WGMMA_PEAK_ENTRY NVFP4I_STRINGIFY(WGMMA_PEAK_ENTRY)
 
 typedef struct nvfp4i_probes {
   const nvfp4_handle *h;
