@@ -12,10 +12,10 @@
 
 /* The parameter block, one .param array of READ_PROBE_PARAM_BYTES (byte offset: meaning). */
 #define READ_PROBE_P_SRC 0                         /* u64  the bytes to read; 16-byte aligned */
-#define READ_PROBE_P_N16 (READ_PROBE_P_SRC + 8)    /* u64  how many 16-byte vectors to read */
-#define READ_PROBE_P_OUT (READ_PROBE_P_N16 + 8)    /* u64  u32[grid * threads]: written only where a thread's
+#define READ_PROBE_P_N16 8                         /* u64  how many 16-byte vectors to read */
+#define READ_PROBE_P_OUT 16                        /* u64  u32[grid * threads]: written only where a thread's
                                                       xor of its data equals `never` */
-#define READ_PROBE_P_NEVER (READ_PROBE_P_OUT + 8)  /* u32  (keeps the loads observable without a store each) */
+#define READ_PROBE_P_NEVER 24                      /* u32  (keeps the loads observable without a store each) */
 #define READ_PROBE_PARAM_BYTES 28                  /* READ_PROBE_P_NEVER + 4 */
 
 #endif

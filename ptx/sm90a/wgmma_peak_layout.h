@@ -12,7 +12,7 @@
 
 /* The parameter block, one .param array of WGMMA_PEAK_PARAM_BYTES (byte offset: meaning). */
 #define WGMMA_PEAK_P_OUT 0                         /* u64  f32[grid]: one accumulator value per CTA */
-#define WGMMA_PEAK_P_ITERS (WGMMA_PEAK_P_OUT + 8)  /* u32  loop trips */
+#define WGMMA_PEAK_P_ITERS 8                       /* u32  loop trips */
 #define WGMMA_PEAK_PARAM_BYTES 12                  /* WGMMA_PEAK_P_ITERS + 4 */
 
 #endif
