@@ -62,15 +62,23 @@ FATBIN := $(BUILD)/nvfp4.fatbin
 PROBE_FATBIN := $(BUILD)/probes.fatbin
 target_of = $(word 1,$(subst /, ,$(1)))
 
-# cpp also writes the files a kernel source includes (gemv.ptx: gemv_entry.inc) into build/ptx/*.d.
-$(BUILD)/ptx/%.ptx: ptx/%.ptx | $(BUILD)/ptx/sm90a
-	$(call say,CPP,$@)
-	$(Q)$(CPP) -MMD -MP -MT $@ -MF $(@:.ptx=.d) $< -o $@
+# build/ptx/ is the exact PTX ptxas assembles, for people to read: cpp expands the macros (and writes the
+# files a kernel source includes, gemv.ptx: gemv_entry.inc, gemv_layout.h, into build/ptx/*.d), then
+# gen/ptx_lines.c puts each instruction of an expansion on a line of its own.
+PTX_LINES := $(BUILD)/gen/ptx_lines
+$(PTX_LINES): gen/ptx_lines.c | $(BUILD)/gen
+	$(call say,CC,$@)
+	$(Q)$(CC) -std=c11 -Wall -Wextra -O2 -o $@ $<
 
+$(BUILD)/ptx/%.ptx: ptx/%.ptx $(PTX_LINES) | $(BUILD)/ptx/sm90a
+	$(call say,CPP,$@)
+	$(Q)$(CPP) -MMD -MP -MT $@ -MF $(@:.ptx=.d) $< -o $@.cpp && $(PTX_LINES) < $@.cpp > $@ && rm -f $@.cpp
+
+# ptxas -v notes (registers, spills, shared memory) and warnings go to the build log and next to the cubin.
 $(BUILD)/cubin/%.cubin: $(BUILD)/ptx/%.ptx | $(BUILD)/cubin/sm90a
 	$(call say,PTXAS,$@)
-	$(Q)$(PTXAS) -ewp -arch=$(ptx_arch_$(call target_of,$*)) -v $< -o $@ 2> $(@:.cubin=.ptxas.txt) \
-	  || { cat $(@:.cubin=.ptxas.txt); exit 1; }
+	$(Q)$(PTXAS) -ewp -arch=$(ptx_arch_$(call target_of,$*)) -v $< -o $@ 2> $(@:.cubin=.ptxas.txt); \
+	  status=$$?; sed 's/^/            /' $(@:.cubin=.ptxas.txt); exit $$status
 
 # A static pattern rule: as a plain pattern rule it also matched build/cubin/sm90a/gemv.cubin (stem
 # sm90a/gemv, no prerequisites), so with build/ptx removed an edited kernel was never reassembled.
@@ -212,7 +220,7 @@ uninstall:
 clean:
 	rm -rf $(BUILD)
 
-DIRS := $(BUILD) $(BUILD)/ptx/sm90a $(BUILD)/cubin/sm90a $(BUILD)/obj/host/tools $(BUILD)/obj/gen \
+DIRS := $(BUILD) $(BUILD)/gen $(BUILD)/ptx/sm90a $(BUILD)/cubin/sm90a $(BUILD)/obj/host/tools $(BUILD)/obj/gen \
         $(BUILD)/obj/tests/unit $(BUILD)/obj/tests/gpu $(BUILD)/lib $(BUILD)/bin $(BUILD)/tests $(BUILD)/examples
 $(DIRS):
 	$(Q)mkdir -p $@
