@@ -2,7 +2,6 @@
  * each thread's xor of its vectors is checked against the CPU's on random data whose length leaves a tail
  * (not a multiple of four grid strides), and a thread must store only when its xor equals `never`. */
 #include <stdlib.h>
-#include <time.h>
 
 #include "bench.h"
 #include "handle.h"
@@ -36,7 +35,7 @@ START_TEST(read_probe_reads_every_vector_once) {
   ck_assert_msg(nvfp4i_probes_load(gpu_handle, &probes) == NVFP4_STATUS_SUCCESS, "%s", nvfp4_last_error());
   uint32_t threads = nvfp4i_read_probe_threads(&probes);
   uint64_t count = 8 * (uint64_t)threads + threads / 2 + 37; /* two trips of four, then a one-vector tail */
-  nvfp4i_rng rng = {0x9E0BE000ull ^ (uint64_t)time(NULL)};
+  nvfp4i_rng rng = {gpu_seed(0x9E0BE000)};
   uint32_t *words = malloc(16 * count), *host_out = malloc(sizeof(uint32_t) * threads);
   ck_assert_ptr_nonnull(words);
   ck_assert_ptr_nonnull(host_out);
@@ -51,7 +50,8 @@ START_TEST(read_probe_reads_every_vector_once) {
     uint64_t i = probed[p];
     uint32_t expected = thread_xor(words, count, threads, i);
     ck_assert_msg(probe_output(&probes, src, count, out, host_out, threads, i, expected, ~expected) == expected,
-                  "thread %llu did not store its xor %08x", (unsigned long long)i, expected);
+                  "thread %llu did not store its xor %08x (NVFP4_TEST_SEED=%llu)", (unsigned long long)i, expected,
+                  (unsigned long long)gpu_run_seed());
     ck_assert_msg(
         probe_output(&probes, src, count, out, host_out, threads, i, expected ^ 1u, ~expected) == ~expected,
         "thread %llu stored although its xor differs from never", (unsigned long long)i);
