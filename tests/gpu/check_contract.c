@@ -174,9 +174,7 @@ enum { CASE_COUNT = sizeof cases / sizeof cases[0] };
 static int selected[CASE_COUNT], selected_count;
 
 static void select_cases(void) {
-  selected_count = 0;
-  for (int i = 0; i < CASE_COUNT; i++)
-    if (!gpu_quick() || cases[i].small) selected[selected_count++] = i;
+  selected_count = gpu_select_cases(&cases[0].small, sizeof cases[0], CASE_COUNT, selected);
 }
 
 static void assert_verified(const char *what, int pass, const nvfp4i_grouped_case *c, const nvfp4i_verdict *v) {
@@ -198,27 +196,18 @@ START_TEST(grouped_gemm_keeps_its_promise) {
 END_TEST
 
 /* Several host threads on one handle at once, each its own grouped GEMM case. */
-typedef struct grouped_job {
-  nvfp4i_grouped_case c;
-  nvfp4i_verdict v;
-  int pass;
-} grouped_job;
-
-static void run_grouped_job(void *arg) {
-  grouped_job *job = arg;
-  job->pass = nvfp4i_verify_grouped_gemm(gpu_handle, &job->c, &job->v);
-}
-
 START_TEST(grouped_gemm_from_several_threads_on_one_handle) {
   enum { THREADS = 4 };
-  grouped_job jobs[THREADS];
+  nvfp4i_grouped_case c[THREADS];
+  gpu_verify_job jobs[THREADS];
   for (int t = 0; t < THREADS; t++) {
-    jobs[t].c = cases[selected[t % selected_count]].c;
-    jobs[t].c.seed = gpu_seed(0x74670000u + (uint64_t)t);
+    c[t] = cases[selected[t % selected_count]].c;
+    c[t].seed = gpu_seed(0x74670000u + (uint64_t)t);
+    jobs[t] = (gpu_verify_job){.grouped = &c[t]};
   }
-  gpu_run_in_threads(THREADS, run_grouped_job, jobs, sizeof jobs[0]);
+  gpu_verify_in_threads(THREADS, jobs);
   for (int t = 0; t < THREADS; t++)
-    assert_verified(cases[selected[t % selected_count]].what, jobs[t].pass, &jobs[t].c, &jobs[t].v);
+    assert_verified(cases[selected[t % selected_count]].what, jobs[t].pass, &c[t], &jobs[t].v);
 }
 END_TEST
 

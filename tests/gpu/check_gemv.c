@@ -76,9 +76,7 @@ enum { CASE_COUNT = sizeof cases / sizeof cases[0] };
 static int selected[CASE_COUNT], selected_count;
 
 static void select_cases(void) {
-  selected_count = 0;
-  for (int i = 0; i < CASE_COUNT; i++)
-    if (!gpu_quick() || cases[i].small) selected[selected_count++] = i;
+  selected_count = gpu_select_cases(&cases[0].small, sizeof cases[0], CASE_COUNT, selected);
 }
 
 START_TEST(gemv_matches_reference) {
@@ -120,28 +118,20 @@ START_TEST(gemv_graph_replay_matches_direct_launch) {
 END_TEST
 
 /* Several host threads on one handle, each with its own data. */
-typedef struct thread_job {
-  nvfp4i_gemv_case c;
-  nvfp4i_verdict v;
-  int pass;
-} thread_job;
-
-static void run_job(void *arg) {
-  thread_job *job = arg;
-  job->pass = nvfp4i_verify_gemv(gpu_handle, &job->c, &job->v);
-}
-
 START_TEST(gemv_from_several_threads_on_one_handle) {
   enum { THREADS = 4 };
-  thread_job jobs[THREADS];
-  for (int t = 0; t < THREADS; t++)
-    jobs[t].c = (nvfp4i_gemv_case){300 + 97 * t, 1024 * (t + 1), 1 + t, t % 2 ? BLK : LIN, LIN, (nvfp4_dtype)(t % 3),
-                                   1.0f, gpu_seed(0x74680000u + (uint64_t)t), 0, 1, -1};
-  gpu_run_in_threads(THREADS, run_job, jobs, sizeof jobs[0]);
+  nvfp4i_gemv_case c[THREADS];
+  gpu_verify_job jobs[THREADS];
+  for (int t = 0; t < THREADS; t++) {
+    c[t] = (nvfp4i_gemv_case){300 + 97 * t, 1024 * (t + 1), 1 + t, t % 2 ? BLK : LIN, LIN, (nvfp4_dtype)(t % 3), 1.0f,
+                              gpu_seed(0x74680000u + (uint64_t)t), 0, 1, -1};
+    jobs[t] = (gpu_verify_job){.gemv = &c[t]};
+  }
+  gpu_verify_in_threads(THREADS, jobs);
   for (int t = 0; t < THREADS; t++)
     ck_assert_msg(jobs[t].pass,
                   "thread %d (seed %llu, NVFP4_TEST_SEED=%llu): status %s, %lld outside the bar, worst %s", t,
-                  (unsigned long long)jobs[t].c.seed, (unsigned long long)gpu_run_seed(),
+                  (unsigned long long)c[t].seed, (unsigned long long)gpu_run_seed(),
                   nvfp4_status_string(jobs[t].v.status), (long long)jobs[t].v.failures, jobs[t].v.detail);
 }
 END_TEST

@@ -77,9 +77,7 @@ enum { CASE_COUNT = sizeof cases / sizeof cases[0] };
 static int selected[CASE_COUNT], selected_count;
 
 static void select_cases(void) {
-  selected_count = 0;
-  for (int i = 0; i < CASE_COUNT; i++)
-    if (!gpu_quick() || cases[i].small) selected[selected_count++] = i;
+  selected_count = gpu_select_cases(&cases[0].small, sizeof cases[0], CASE_COUNT, selected);
 }
 
 START_TEST(grouped_gemm_matches_reference) {

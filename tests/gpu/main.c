@@ -22,28 +22,27 @@ uint64_t gpu_seed(uint64_t salt) {
   return nvfp4i_rng_next(&rng);
 }
 
-typedef struct thread_start {
-  void (*job)(void *arg);
-  void *arg;
-} thread_start;
+int gpu_select_cases(const int *first_small, size_t stride, int count, int *selected) {
+  int n = 0;
+  for (int i = 0; i < count; i++)
+    if (!gpu_quick() || *(const int *)(const void *)((const char *)first_small + (size_t)i * stride)) selected[n++] = i;
+  return n;
+}
 
-static void *start_thread(void *arg) {
-  thread_start *start = arg;
+static void *verify_job(void *arg) {
+  gpu_verify_job *job = arg;
   nvfp4i_cuda()->cuCtxSetCurrent(gpu_handle->ctx);
-  start->job(start->arg);
+  job->pass = job->gemv ? nvfp4i_verify_gemv(gpu_handle, job->gemv, &job->v)
+                        : nvfp4i_verify_grouped_gemm(gpu_handle, job->grouped, &job->v);
   return NULL;
 }
 
-void gpu_run_in_threads(int count, void (*job)(void *arg), void *args, size_t arg_size) {
+void gpu_verify_in_threads(int count, gpu_verify_job *jobs) {
   enum { MAX_THREADS = 16 };
   ck_assert_int_le(count, MAX_THREADS);
   pthread_t threads[MAX_THREADS];
-  thread_start starts[MAX_THREADS];
   int started = 0;
-  for (; started < count; started++) {
-    starts[started] = (thread_start){job, (char *)args + (size_t)started * arg_size};
-    if (pthread_create(&threads[started], NULL, start_thread, &starts[started]) != 0) break;
-  }
+  while (started < count && pthread_create(&threads[started], NULL, verify_job, &jobs[started]) == 0) started++;
   for (int t = 0; t < started; t++) pthread_join(threads[t], NULL);
   ck_assert_msg(started == count, "started %d of %d threads", started, count);
 }

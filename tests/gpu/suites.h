@@ -9,6 +9,7 @@
 #include "../build_file.h"
 
 #include "nvfp4.h"
+#include "verify.h"
 
 extern nvfp4_handle *gpu_handle;
 
@@ -21,9 +22,21 @@ int gpu_quick(void);
 uint64_t gpu_run_seed(void);
 uint64_t gpu_seed(uint64_t salt);
 
-/* Runs job(args + i * arg_size) for i < count on as many threads at once, each with gpu_handle's context
- * current, and returns when all have ended (failing the test if a thread cannot start). */
-void gpu_run_in_threads(int count, void (*job)(void *arg), void *args, size_t arg_size);
+/* The cases this run takes, of `count` cases `stride` bytes apart whose int `small` flag the first lies at:
+ * all, or with NVFP4_GPU_QUICK=1 the small ones. Writes their indices to selected; returns how many. */
+int gpu_select_cases(const int *first_small, size_t stride, int count, int *selected);
+
+/* One check of a GEMV or (gemv NULL) a grouped GEMM case against the reference, for gpu_verify_in_threads. */
+typedef struct gpu_verify_job {
+  const nvfp4i_gemv_case *gemv;
+  const nvfp4i_grouped_case *grouped;
+  nvfp4i_verdict v;
+  int pass;
+} gpu_verify_job;
+
+/* Runs the jobs on as many host threads at once, all on gpu_handle, each with its context current, and
+ * returns when all have ended (failing the test if a thread cannot start). */
+void gpu_verify_in_threads(int count, gpu_verify_job *jobs);
 
 /* A test case tagged "gpu" with the given timeout in seconds. */
 TCase *gpu_tcase(const char *name, double timeout);
