@@ -131,10 +131,12 @@ static void pools_destroy(pools *p) {
   free(p->scales);
 }
 
-/* Fills operand t of a set (device pointers) from the pools; `salt` picks the offsets. */
+/* Fills operand t of a set (device pointers) from the pools; `salt` picks the offsets. An empty operand (an
+ * empty group's A) has nothing to fill. */
 static nvfp4_status upload_operand(const nvfp4_tensor *t, const pools *p, uint64_t salt) {
   const nvfp4i_cuda_table *cu = nvfp4i_cuda();
   nvfp4_status status = NVFP4_STATUS_SUCCESS;
+  if (t->rows == 0) return status;
   size_t data_offset = (size_t)(salt * 2 * 64 % POOL_SLACK), sf_offset = (size_t)((salt * 2 + 1) * 64 % POOL_SLACK);
   NVFP4_CU_TRY(cu->cuMemcpyHtoD((CUdeviceptr)(uintptr_t)t->data, p->codes + data_offset,
                                 (size_t)(t->batch_stride * t->batch)),
