@@ -1,9 +1,13 @@
 # nvfp4-ptx: the only build entry point. Everything lands in build/ (BUILD=...).
-#   make              library (static + shared), the nvfp4 command, every kernel for every target
+#   make              library (static + shared), the nvfp4 command, nvfp4.pc, every kernel for every target
 #   make check        CPU test suites (no GPU needed; what CI runs)
+#   make examples     examples/*.c against the library in build/
 #   make check-gpu    GPU test suite (needs an sm_90a GPU)
-#   make install PREFIX=/usr/local DESTDIR=
+#   make install PREFIX=/usr/local DESTDIR=   (also LIBDIR, INCLUDEDIR, BINDIR); make uninstall, the same
 #   V=1 shows the full commands.
+
+# Bare `make` builds `all`, whatever rule comes first below.
+.DEFAULT_GOAL := all
 
 CUDA_HOME ?= /usr/local/cuda
 PTXAS ?= $(CUDA_HOME)/bin/ptxas
@@ -11,6 +15,10 @@ FATBINARY ?= $(CUDA_HOME)/bin/fatbinary
 NVLINK ?= $(CUDA_HOME)/bin/nvlink
 CPP := $(CC) -E -P -C -x c -undef -nostdinc
 PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+BINDIR ?= $(PREFIX)/bin
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 BUILD ?= build
 
 V ?= 0
@@ -28,66 +36,98 @@ SONAME := libnvfp4.so.$(call version_part,MAJOR)
 
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror=implicit-function-declaration -fPIC \
-              -fvisibility=hidden -Iinclude -Ihost -Iptx -isystem $(CUDA_HOME)/include -MMD -MP $(CFLAGS)
+              -fvisibility=hidden -Iinclude -Ihost -Ihost/tools -Iptx -isystem $(CUDA_HOME)/include -MMD -MP $(CFLAGS)
 LDLIBS := -ldl -lpthread -lm
 
-# --- kernels: ptx/<target>/*.ptx -> (cpp) build/ptx -> (ptxas) build/cubin -> one fatbin
-# Each folder under ptx/ names the target its files are assembled for.
+# --- kernels: ptx/<target>/*.ptx -> (cpp) build/ptx -> (ptxas) build/cubin -> two fatbins
+# Each folder under ptx/ names the target its files are assembled for. The benchmarks' measuring kernels
+# (PROBE_NAMES) go into an image of their own, which the tools embed; libnvfp4's image holds the
+# operations only, so an NVFP4_FATBIN of one kernel family serves that family.
 PTX_TARGETS := sm90a
 ptx_arch_sm90a := sm_90a
 ptx_fatbin_sm90a := 90a
+PROBE_NAMES := read_probe wgmma_peak
 PTX_SRC := $(foreach t,$(PTX_TARGETS),$(wildcard ptx/$(t)/*.ptx))
 CUBINS := $(PTX_SRC:ptx/%.ptx=$(BUILD)/cubin/%.cubin)
+PROBE_CUBINS := $(filter $(foreach p,$(PROBE_NAMES),%/$(p).cubin),$(CUBINS))
+LIB_CUBINS := $(filter-out $(PROBE_CUBINS),$(CUBINS))
 # A fatbin holds one image per target (the driver loads only one), so each target's cubins are linked
-# into one: build/cubin/<target>.cubin. They are assembled in extensible whole-program mode (-ewp), which
-# nvlink accepts and which allocates registers as a whole-program build does (plain relocatable -c gave
-# the GEMV kernel 163 registers instead of 125, one CTA per SM instead of two).
-LINKED := $(foreach t,$(PTX_TARGETS),$(BUILD)/cubin/$(t).cubin)
+# into one: build/cubin/<target>.cubin (the library's), build/cubin/probes-<target>.cubin. They are
+# assembled in extensible whole-program mode (-ewp), which nvlink accepts and which allocates registers as
+# a whole-program build does (plain relocatable -c gave the GEMV kernel 163 registers instead of 125, one
+# CTA per SM instead of two).
+LIB_LINKED := $(foreach t,$(PTX_TARGETS),$(BUILD)/cubin/$(t).cubin)
+PROBE_LINKED := $(foreach t,$(PTX_TARGETS),$(BUILD)/cubin/probes-$(t).cubin)
 FATBIN := $(BUILD)/nvfp4.fatbin
+PROBE_FATBIN := $(BUILD)/probes.fatbin
 target_of = $(word 1,$(subst /, ,$(1)))
 
-# cpp also writes the files a kernel source includes (gemv.ptx: gemv_entry.inc) into build/ptx/*.d.
-$(BUILD)/ptx/%.ptx: ptx/%.ptx | $(BUILD)/ptx/sm90a
-	$(call say,CPP,$@)
-	$(Q)$(CPP) -MMD -MP -MT $@ -MF $(@:.ptx=.d) $< -o $@
+# build/ptx/ is the exact PTX ptxas assembles, for people to read: cpp expands the macros (and writes the
+# files a kernel source includes, gemv.ptx: gemv_entry.inc, gemv_layout.h, into build/ptx/*.d), then
+# gen/ptx_lines.c puts each instruction of an expansion on a line of its own.
+PTX_LINES := $(BUILD)/gen/ptx_lines
+$(PTX_LINES): gen/ptx_lines.c | $(BUILD)/gen
+	$(call say,CC,$@)
+	$(Q)$(CC) -std=c11 -Wall -Wextra -O2 -o $@ $<
 
+$(BUILD)/ptx/%.ptx: ptx/%.ptx $(PTX_LINES) | $(BUILD)/ptx/sm90a
+	$(call say,CPP,$@)
+	$(Q)$(CPP) -MMD -MP -MT $@ -MF $(@:.ptx=.d) $< -o $@.cpp && $(PTX_LINES) < $@.cpp > $@ && rm -f $@.cpp
+
+# ptxas -v notes (registers, spills, shared memory) and warnings go to the build log and next to the cubin.
 $(BUILD)/cubin/%.cubin: $(BUILD)/ptx/%.ptx | $(BUILD)/cubin/sm90a
 	$(call say,PTXAS,$@)
-	$(Q)$(PTXAS) -ewp -arch=$(ptx_arch_$(call target_of,$*)) -v $< -o $@ 2> $(@:.cubin=.ptxas.txt) \
-	  || { cat $(@:.cubin=.ptxas.txt); exit 1; }
+	$(Q)$(PTXAS) -ewp -arch=$(ptx_arch_$(call target_of,$*)) -v $< -o $@ 2> $(@:.cubin=.ptxas.txt); \
+	  status=$$?; sed 's/^/            /' $(@:.cubin=.ptxas.txt); exit $$status
 
 # A static pattern rule: as a plain pattern rule it also matched build/cubin/sm90a/gemv.cubin (stem
 # sm90a/gemv, no prerequisites), so with build/ptx removed an edited kernel was never reassembled.
 .SECONDEXPANSION:
-$(LINKED): $(BUILD)/cubin/%.cubin: $$(filter $(BUILD)/cubin/%/$$(percent),$(CUBINS))
+$(LIB_LINKED): $(BUILD)/cubin/%.cubin: $$(filter $(BUILD)/cubin/%/$$(percent),$(LIB_CUBINS))
+	$(call say,NVLINK,$@)
+	$(Q)$(NVLINK) -arch=$(ptx_arch_$*) $^ -o $@
+
+$(PROBE_LINKED): $(BUILD)/cubin/probes-%.cubin: $$(filter $(BUILD)/cubin/%/$$(percent),$(PROBE_CUBINS))
 	$(call say,NVLINK,$@)
 	$(Q)$(NVLINK) -arch=$(ptx_arch_$*) $^ -o $@
 
 percent := %
 
-$(FATBIN): $(LINKED)
+# One --image3 per target, of build/cubin/<$(1)><target>.cubin.
+fatbin_images = $(foreach t,$(PTX_TARGETS),--image3=kind=elf,sm=$(ptx_fatbin_$(t)),file=$(BUILD)/cubin/$(1)$(t).cubin)
+
+$(FATBIN): $(LIB_LINKED)
 	$(call say,FATBIN,$@)
-	$(Q)$(FATBINARY) --create=$@ -64 \
-	  $(foreach c,$(LINKED),--image3=kind=elf,sm=$(ptx_fatbin_$(basename $(notdir $(c)))),file=$(c))
+	$(Q)$(FATBINARY) --create=$@ -64 $(call fatbin_images,)
+
+$(PROBE_FATBIN): $(PROBE_LINKED)
+	$(call say,FATBIN,$@)
+	$(Q)$(FATBINARY) --create=$@ -64 $(call fatbin_images,probes-)
 
 # --- libnvfp4
-LIB_SRC := host/error.c host/cuda_driver.c host/handle.c host/module.c host/launch.c host/validate.c \
-           host/format.c host/gemv.c host/grouped_gemm.c
-TOOLS_SRC := host/reference.c host/testdata.c host/verify.c host/bench.c
+# The folders are the lists: host/ is libnvfp4; host/tools/ what is not (the float64 reference, test data,
+# verification and benchmarks, which the tests share with the nvfp4 command, and the command itself).
+LIB_SRC := $(wildcard host/*.c)
+CLI_SRC := $(wildcard host/tools/cli*.c)
+TOOLS_SRC := $(filter-out $(CLI_SRC),$(wildcard host/tools/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/embed_fatbin.o
-TOOLS_OBJ := $(TOOLS_SRC:%.c=$(BUILD)/obj/%.o)
+TOOLS_OBJ := $(TOOLS_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/embed_probes.o
 STATIC_LIB := $(BUILD)/lib/libnvfp4.a
 SHARED_LIB := $(BUILD)/lib/libnvfp4.so.$(VERSION)
 TOOLS_LIB := $(BUILD)/lib/libnvfp4_tools.a
 CLI := $(BUILD)/bin/nvfp4
 
-$(BUILD)/obj/%.o: %.c | $(BUILD)/obj/host $(BUILD)/obj/tests/unit $(BUILD)/obj/tests/gpu
+$(BUILD)/obj/%.o: %.c | $(BUILD)/obj/host/tools $(BUILD)/obj/tests/unit $(BUILD)/obj/tests/gpu
 	$(call say,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(BUILD)/obj/gen/embed_fatbin.o: gen/embed_fatbin.S $(FATBIN) | $(BUILD)/obj/gen
 	$(call say,EMBED,$@)
-	$(Q)$(CC) -c -DFATBIN_PATH=$(FATBIN) $< -o $@
+	$(Q)$(CC) -c -DFATBIN_PATH=$(FATBIN) -DFATBIN_SYMBOL=nvfp4i_fatbin $< -o $@
+
+$(BUILD)/obj/gen/embed_probes.o: gen/embed_fatbin.S $(PROBE_FATBIN) | $(BUILD)/obj/gen
+	$(call say,EMBED,$@)
+	$(Q)$(CC) -c -DFATBIN_PATH=$(PROBE_FATBIN) -DFATBIN_SYMBOL=nvfp4i_probes_fatbin $< -o $@
 
 $(STATIC_LIB): $(LIB_OBJ) | $(BUILD)/lib
 	$(call say,AR,$@)
@@ -102,7 +142,7 @@ $(SHARED_LIB): $(LIB_OBJ) | $(BUILD)/lib
 	$(Q)$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--no-undefined -o $@ $^ $(LDLIBS)
 	$(Q)ln -sf $(notdir $@) $(BUILD)/lib/$(SONAME) && ln -sf $(SONAME) $(BUILD)/lib/libnvfp4.so
 
-$(CLI): $(BUILD)/obj/host/cli.o $(TOOLS_LIB) $(STATIC_LIB) | $(BUILD)/bin
+$(CLI): $(CLI_SRC:%.c=$(BUILD)/obj/%.o) $(TOOLS_LIB) $(STATIC_LIB) | $(BUILD)/bin
 	$(call say,LD,$@)
 	$(Q)$(CC) -o $@ $^ $(LDLIBS)
 
@@ -122,37 +162,66 @@ $(GPU_TESTS): $(GPU_SRC:%.c=$(BUILD)/obj/%.o) $(TOOLS_LIB) $(STATIC_LIB) | $(BUI
 	$(call say,LD,$@)
 	$(Q)$(CC) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
 
-$(BUILD)/nvfp4.pc: nvfp4.pc.in include/nvfp4.h | $(BUILD)
-	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+# nvfp4.pc holds the install paths. Their values live in a stamp rewritten only when they change, so
+# `make install PREFIX=/opt/x` after a plain `make` regenerates the .pc for /opt/x.
+PC_VARS := $(PREFIX) $(LIBDIR) $(INCLUDEDIR) $(VERSION)
+# A libcuda.so.1 without a GPU behind it, for the CPU tests that run the library and the command end to end.
+FAKE_LIBCUDA := $(BUILD)/tests/libcuda_fake.so
+$(FAKE_LIBCUDA): tests/fake/libcuda.c | $(BUILD)/tests
+	$(call say,LD,$@)
+	$(Q)$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -fPIC -isystem $(CUDA_HOME)/include $(CFLAGS) -shared -o $@ $<
+
+$(BUILD)/nvfp4.pc.vars: FORCE | $(BUILD)
+	$(Q)echo '$(PC_VARS)' | cmp -s - $@ || echo '$(PC_VARS)' > $@
+
+$(BUILD)/nvfp4.pc: nvfp4.pc.in $(BUILD)/nvfp4.pc.vars
+	$(call say,GEN,$@)
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	  -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+# --- examples/: built against the build tree here; CI builds them against an installed copy too
+EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
+EXAMPLE_CFLAGS := -std=c11 -Wall -Wextra -Iinclude -isystem $(CUDA_HOME)/include $(CFLAGS)
+
+$(BUILD)/examples/%: examples/%.c examples/common.h include/nvfp4.h $(STATIC_LIB) | $(BUILD)/examples
+	$(call say,LD,$@)
+	$(Q)$(CC) $(EXAMPLE_CFLAGS) -o $@ $< $(STATIC_LIB) $(LDLIBS)
+
+examples: $(EXAMPLES)
 
 # Keep the preprocessed PTX: it is the exact text ptxas assembled, for people tuning kernels.
 .SECONDARY:
 
-.PHONY: all check check-gpu tests install clean
+.PHONY: all check check-gpu tests examples install uninstall clean FORCE
 all: $(STATIC_LIB) $(SHARED_LIB) $(CLI) $(BUILD)/nvfp4.pc
-tests: $(UNIT_TESTS) $(GPU_TESTS)
+tests: $(UNIT_TESTS) $(GPU_TESTS) $(FAKE_LIBCUDA)
 
-check: all $(UNIT_TESTS) $(GPU_TESTS)
+check: all $(UNIT_TESTS) $(GPU_TESTS) $(FAKE_LIBCUDA)
 	$(Q)NVFP4_TEST_BUILD=$(BUILD) $(UNIT_TESTS)
 
 check-gpu: all $(GPU_TESTS)
-	$(Q)CK_FORK=no $(GPU_TESTS)
+	$(Q)CK_FORK=no NVFP4_TEST_BUILD=$(BUILD) $(GPU_TESTS)
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
-	install -m 644 include/nvfp4.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 $(STATIC_LIB) $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(SHARED_LIB) $(DESTDIR)$(PREFIX)/lib/
-	ln -sf $(notdir $(SHARED_LIB)) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
-	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libnvfp4.so
-	install -m 644 $(BUILD)/nvfp4.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
-	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/
+	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BINDIR)
+	install -m 644 include/nvfp4.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(SHARED_LIB)) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libnvfp4.so
+	install -m 644 $(BUILD)/nvfp4.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	install -m 755 $(CLI) $(DESTDIR)$(BINDIR)/
+
+uninstall:
+	rm -f $(DESTDIR)$(INCLUDEDIR)/nvfp4.h $(DESTDIR)$(LIBDIR)/$(notdir $(STATIC_LIB)) \
+	  $(DESTDIR)$(LIBDIR)/$(notdir $(SHARED_LIB)) $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libnvfp4.so \
+	  $(DESTDIR)$(PKGCONFIGDIR)/nvfp4.pc $(DESTDIR)$(BINDIR)/nvfp4
 
 clean:
 	rm -rf $(BUILD)
 
-DIRS := $(BUILD) $(BUILD)/ptx/sm90a $(BUILD)/cubin/sm90a $(BUILD)/obj/host $(BUILD)/obj/gen \
-        $(BUILD)/obj/tests/unit $(BUILD)/obj/tests/gpu $(BUILD)/lib $(BUILD)/bin $(BUILD)/tests
+DIRS := $(BUILD) $(BUILD)/gen $(BUILD)/ptx/sm90a $(BUILD)/cubin/sm90a $(BUILD)/obj/host/tools $(BUILD)/obj/gen \
+        $(BUILD)/obj/tests/unit $(BUILD)/obj/tests/gpu $(BUILD)/lib $(BUILD)/bin $(BUILD)/tests $(BUILD)/examples
 $(DIRS):
 	$(Q)mkdir -p $@
 

@@ -1,24 +1,30 @@
-/* Embeds the fatbin (FATBIN_PATH, set by the Makefile) into libnvfp4 as nvfp4i_fatbin / nvfp4i_fatbin_size.
- * cuModuleLoadData wants the image 8-byte aligned; 64 keeps it on its own cache lines. */
+/* Embeds a fatbin (FATBIN_PATH, set by the Makefile) as FATBIN_SYMBOL and FATBIN_SYMBOL_size: libnvfp4's
+ * kernels as nvfp4i_fatbin, the tools' probes as nvfp4i_probes_fatbin. cuModuleLoadData wants the image
+ * 8-byte aligned; 64 keeps it on its own cache lines. */
 #define STRINGIFY2(x) #x
 #define STRINGIFY(x) STRINGIFY2(x)
+#define CONCAT2(a, b) a##b
+#define CONCAT(a, b) CONCAT2(a, b)
+#define IMAGE FATBIN_SYMBOL
+#define IMAGE_END CONCAT(FATBIN_SYMBOL, _end)
+#define IMAGE_SIZE CONCAT(FATBIN_SYMBOL, _size)
 
-        .section .rodata.nvfp4i_fatbin, "a"
+        .section .rodata.IMAGE, "a"
         .balign 64
-        .globl nvfp4i_fatbin
-        .hidden nvfp4i_fatbin
-        .type nvfp4i_fatbin, @object
-nvfp4i_fatbin:
+        .globl IMAGE
+        .hidden IMAGE
+        .type IMAGE, @object
+IMAGE:
         .incbin STRINGIFY(FATBIN_PATH)
-nvfp4i_fatbin_end:
-        .size nvfp4i_fatbin, nvfp4i_fatbin_end - nvfp4i_fatbin
+IMAGE_END:
+        .size IMAGE, IMAGE_END - IMAGE
 
         .balign 8
-        .globl nvfp4i_fatbin_size
-        .hidden nvfp4i_fatbin_size
-        .type nvfp4i_fatbin_size, @object
-nvfp4i_fatbin_size:
-        .quad nvfp4i_fatbin_end - nvfp4i_fatbin
-        .size nvfp4i_fatbin_size, 8
+        .globl IMAGE_SIZE
+        .hidden IMAGE_SIZE
+        .type IMAGE_SIZE, @object
+IMAGE_SIZE:
+        .quad IMAGE_END - IMAGE
+        .size IMAGE_SIZE, 8
 
         .section .note.GNU-stack, "", @progbits

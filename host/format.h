@@ -1,4 +1,5 @@
-/* NVFP4 element and scale codecs, output-type codecs and scale-layout index math (SPEC §1). */
+/* NVFP4 element and scale codecs, output-type codecs and scale-layout index math (the format of
+ * docs/ACCURACY.md, the layouts of include/nvfp4.h). */
 #ifndef NVFP4_HOST_FORMAT_H
 #define NVFP4_HOST_FORMAT_H
 

@@ -9,13 +9,51 @@
 #include "validate.h"
 
 enum {
-  GEMV_THREADS = NVFP4I_GEMV_THREADS,
-  GEMV_ROWS_PER_GROUP = 4,
-  GEMV_MAX_LANES_LOG2 = 8,   /* a group of threads sharing 4 rows spans at most the whole CTA */
-  GEMV_SM_SMEM = 228 * 1024, /* shared memory of an sm_90 multiprocessor */
-  GEMV_SMEM_PER_CHUNK = 40,  /* decoded x in shared memory: 32 bytes + 2 f32 scales per 32 elements */
-  GEMV_MAX_BATCH = 65535,      /* grid.y */
+  GEMV_MAX_LANES_LOG2 = GEMV_THREADS_LOG2, /* a group of threads sharing 4 rows spans at most the whole CTA */
+  GEMV_SM_SMEM = 228 * 1024,               /* shared memory of an sm_90 multiprocessor */
+  GEMV_MAX_BATCH = 65535,                  /* grid.y */
 };
+
+/* The kernels' parameter block (gemv_layout.h), passed as one .param array. */
+typedef struct gemv_params {
+  uint64_t a_data, a_sf, x_data, x_sf, y, a_ld, a_batch_stride, a_sf_batch_stride;
+  uint64_t a_sf_row_step128, a_sf_row_step32, a_sf_row_step1, x_batch_stride, x_sf_batch_stride, y_ld;
+  uint64_t y_batch_stride;
+  uint32_t m, chunks_per_row, a_sf_pair_step, x_sf_pair_step, lanes_per_row_log2, quads_per_batch, quads_per_cta;
+  uint32_t y_dtype;
+  float alpha;
+} gemv_params;
+
+#define GEMV_PARAM_AT(field, offset) _Static_assert(offsetof(gemv_params, field) == (offset), #offset);
+GEMV_PARAM_AT(a_data, GEMV_P_A_DATA)
+GEMV_PARAM_AT(a_sf, GEMV_P_A_SF)
+GEMV_PARAM_AT(x_data, GEMV_P_X_DATA)
+GEMV_PARAM_AT(x_sf, GEMV_P_X_SF)
+GEMV_PARAM_AT(y, GEMV_P_Y)
+GEMV_PARAM_AT(a_ld, GEMV_P_A_LD)
+GEMV_PARAM_AT(a_batch_stride, GEMV_P_A_BATCH_STRIDE)
+GEMV_PARAM_AT(a_sf_batch_stride, GEMV_P_A_SF_BATCH_STRIDE)
+GEMV_PARAM_AT(a_sf_row_step128, GEMV_P_A_SF_ROW_STEP128)
+GEMV_PARAM_AT(a_sf_row_step32, GEMV_P_A_SF_ROW_STEP32)
+GEMV_PARAM_AT(a_sf_row_step1, GEMV_P_A_SF_ROW_STEP1)
+GEMV_PARAM_AT(x_batch_stride, GEMV_P_X_BATCH_STRIDE)
+GEMV_PARAM_AT(x_sf_batch_stride, GEMV_P_X_SF_BATCH_STRIDE)
+GEMV_PARAM_AT(y_ld, GEMV_P_Y_LD)
+GEMV_PARAM_AT(y_batch_stride, GEMV_P_Y_BATCH_STRIDE)
+GEMV_PARAM_AT(m, GEMV_P_M)
+GEMV_PARAM_AT(chunks_per_row, GEMV_P_CHUNKS_PER_ROW)
+GEMV_PARAM_AT(a_sf_pair_step, GEMV_P_A_SF_PAIR_STEP)
+GEMV_PARAM_AT(x_sf_pair_step, GEMV_P_X_SF_PAIR_STEP)
+GEMV_PARAM_AT(lanes_per_row_log2, GEMV_P_LANES_PER_ROW_LOG2)
+GEMV_PARAM_AT(quads_per_batch, GEMV_P_QUADS_PER_BATCH)
+GEMV_PARAM_AT(quads_per_cta, GEMV_P_QUADS_PER_CTA)
+GEMV_PARAM_AT(y_dtype, GEMV_P_Y_DTYPE)
+GEMV_PARAM_AT(alpha, GEMV_P_ALPHA)
+#undef GEMV_PARAM_AT
+_Static_assert(GEMV_P_ALPHA + sizeof(float) == GEMV_PARAM_BYTES, "GEMV_PARAM_BYTES ends the block");
+_Static_assert(1 << GEMV_THREADS_LOG2 == GEMV_THREADS, "GEMV_THREADS_LOG2");
+_Static_assert(GEMV_WARP_PARTIALS == 2 * (GEMV_THREADS / 32) * GEMV_ROWS_PER_QUAD, "two buffers of 4 rows per warp");
+_Static_assert(GEMV_PARTIALS_BUFFER_BYTES * 2 == GEMV_STATIC_SMEM, "GEMV_PARTIALS_BUFFER_BYTES: one of two");
 
 static nvfp4_status validate(const nvfp4_handle *h, const nvfp4_tensor *a, const nvfp4_tensor *x,
                              const nvfp4_output *y) {
@@ -35,9 +73,9 @@ static nvfp4_status validate(const nvfp4_handle *h, const nvfp4_tensor *a, const
                        (long long)a->batch);
   status = nvfp4i_validate_output("y", y, a->rows, 1, a->batch);
   if (status != NVFP4_STATUS_SUCCESS) return status;
-  if (a->k / 32 * GEMV_SMEM_PER_CHUNK > NVFP4I_GEMV_MAX_DYNAMIC_SMEM)
+  if (a->k / 32 * GEMV_SMEM_PER_CHUNK > GEMV_MAX_DYNAMIC_SMEM)
     return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "a.k = %lld: GEMV holds x in shared memory, K <= %d",
-                       (long long)a->k, NVFP4I_GEMV_MAX_DYNAMIC_SMEM / GEMV_SMEM_PER_CHUNK * 32);
+                       (long long)a->k, GEMV_MAX_DYNAMIC_SMEM / GEMV_SMEM_PER_CHUNK * 32);
   if (a->batch > GEMV_MAX_BATCH)
     return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "a.batch = %lld: at most %d batches per call",
                        (long long)a->batch, GEMV_MAX_BATCH);
@@ -87,7 +125,7 @@ NVFP4_API nvfp4_status nvfp4_gemv(nvfp4_handle *h, const nvfp4_tensor *a, const 
   uint32_t equal_steps_blocks = (uint32_t)h->kernels[NVFP4I_KERNEL_GEMV_EQUAL_STEPS].blocks_per_sm;
   if (blocks_per_sm > equal_steps_blocks) blocks_per_sm = equal_steps_blocks;
   if (ctas_per_sm > blocks_per_sm) ctas_per_sm = blocks_per_sm;
-  uint32_t quads = (uint32_t)((a->rows + GEMV_ROWS_PER_GROUP - 1) / GEMV_ROWS_PER_GROUP);
+  uint32_t quads = (uint32_t)((a->rows + GEMV_ROWS_PER_QUAD - 1) / GEMV_ROWS_PER_QUAD);
   uint64_t per_batch = (uint64_t)h->sm_count * ctas_per_sm / (uint64_t)a->batch;
   if (per_batch < 1) per_batch = 1;
   uint32_t quads_per_cta = (uint32_t)((quads + per_batch - 1) / per_batch);
@@ -116,17 +154,33 @@ NVFP4_API nvfp4_status nvfp4_gemv(nvfp4_handle *h, const nvfp4_tensor *a, const 
 
   /* The kernel steps from chunk pair to chunk pair (4 blocks): quad_step bytes. */
   nvfp4i_sf_steps as = nvfp4i_sf_steps_of(a), xs = nvfp4i_sf_steps_of(x);
-  uint64_t a_data = (uintptr_t)a->data, a_sf = (uintptr_t)a->scales;
-  uint64_t x_data = (uintptr_t)x->data, x_sf = (uintptr_t)x->scales, y_data = (uintptr_t)y->data;
-  uint64_t a_ld = (uint64_t)a->ld, a_bs = (uint64_t)a->batch_stride, a_sfbs = (uint64_t)a->sf_batch_stride;
-  uint64_t x_bs = (uint64_t)x->batch_stride, x_sfbs = (uint64_t)x->sf_batch_stride;
-  uint64_t y_ld = (uint64_t)y->ld, y_bs = (uint64_t)y->batch_stride;
-  uint32_t m = (uint32_t)a->rows, y_dtype = (uint32_t)y->dtype;
-  void *params[] = {&a_data,         &a_sf,        &x_data,       &x_sf,         &y_data,   &a_ld,
-                    &a_bs,           &a_sfbs,      &as.step128,   &as.step32,    &as.step1, &x_bs,
-                    &x_sfbs,         &y_ld,        &y_bs,         &m,            &chunks_per_row,
-                    &as.quad_step,   &xs.quad_step, &lanes_log2,  &quads,        &quads_per_cta,
-                    &y_dtype,        &alpha};
+  gemv_params p = {
+      .a_data = (uintptr_t)a->data,
+      .a_sf = (uintptr_t)a->scales,
+      .x_data = (uintptr_t)x->data,
+      .x_sf = (uintptr_t)x->scales,
+      .y = (uintptr_t)y->data,
+      .a_ld = (uint64_t)a->ld,
+      .a_batch_stride = (uint64_t)a->batch_stride,
+      .a_sf_batch_stride = (uint64_t)a->sf_batch_stride,
+      .a_sf_row_step128 = as.step128,
+      .a_sf_row_step32 = as.step32,
+      .a_sf_row_step1 = as.step1,
+      .x_batch_stride = (uint64_t)x->batch_stride,
+      .x_sf_batch_stride = (uint64_t)x->sf_batch_stride,
+      .y_ld = (uint64_t)y->ld,
+      .y_batch_stride = (uint64_t)y->batch_stride,
+      .m = (uint32_t)a->rows,
+      .chunks_per_row = chunks_per_row,
+      .a_sf_pair_step = as.quad_step,
+      .x_sf_pair_step = xs.quad_step,
+      .lanes_per_row_log2 = lanes_log2,
+      .quads_per_batch = quads,
+      .quads_per_cta = quads_per_cta,
+      .y_dtype = (uint32_t)y->dtype,
+      .alpha = alpha,
+  };
+  void *params[] = {&p};
   nvfp4i_launch launch = {
       .grid = {ctas, (unsigned)a->batch, 1},
       .block = {GEMV_THREADS, 1, 1},

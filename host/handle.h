@@ -6,7 +6,7 @@
 #include "kernels.h"
 
 typedef struct nvfp4i_kernel {
-  CUfunction fn;
+  CUfunction fn;      /* NULL: the image has no such entry */
   int registers;      /* per thread, as loaded */
   int local_bytes;    /* per thread; non-zero means spills */
   int static_smem;    /* bytes */

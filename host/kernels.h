@@ -1,24 +1,20 @@
-/* The kernel table: every entry point the fatbin must hold, by the name the PTX declares. */
+/* The kernel table: the library's entry points, by the name the PTX declares. An image may lack some (an
+ * NVFP4_FATBIN of one kernel family): an operation whose kernel is missing returns NOT_SUPPORTED. */
 #ifndef NVFP4_HOST_KERNELS_H
 #define NVFP4_HOST_KERNELS_H
 
+#include "sm90a/gemv_layout.h"
 #include "sm90a/grouped_gemm_layout.h"
 
-/* Dynamic shared memory a kernel may be launched with beyond the default 48 KB (opted into at create). */
-#define NVFP4I_GEMV_MAX_DYNAMIC_SMEM (227 * 1024 - 256) /* the sm_90 limit less the static 256 bytes */
-
-#define NVFP4I_GEMV_THREADS 256         /* 8 warps: ptx/sm90a/gemv.ptx's .maxntid (both entries) */
-#define NVFP4I_WGMMA_PEAK_THREADS 256
-#define NVFP4I_READ_PROBE_THREADS 512
+#define NVFP4I_STRINGIFY2(x) #x
+#define NVFP4I_STRINGIFY(x) NVFP4I_STRINGIFY2(x) /* a layout header's entry name as a C string */
 
 /* X(id, PTX entry name, threads per CTA it is launched with, largest dynamic shared memory it takes) */
 #define NVFP4_KERNEL_LIST(X)                                                                              \
-  X(NVFP4I_KERNEL_GEMV, "nvfp4_gemv_sm90a", NVFP4I_GEMV_THREADS, NVFP4I_GEMV_MAX_DYNAMIC_SMEM)            \
-  X(NVFP4I_KERNEL_GEMV_EQUAL_STEPS, "nvfp4_gemv_equal_steps_sm90a", NVFP4I_GEMV_THREADS,                 \
-    NVFP4I_GEMV_MAX_DYNAMIC_SMEM)                                                                         \
-  X(NVFP4I_KERNEL_GROUPED_GEMM, "nvfp4_grouped_gemm_sm90a", GG_THREADS, GG_SMEM_LIMIT)                      \
-  X(NVFP4I_KERNEL_WGMMA_PEAK, "nvfp4_wgmma_peak_sm90a", NVFP4I_WGMMA_PEAK_THREADS, 0)                  \
-  X(NVFP4I_KERNEL_READ_PROBE, "nvfp4_read_probe_sm90a", NVFP4I_READ_PROBE_THREADS, 0)
+  X(NVFP4I_KERNEL_GEMV, NVFP4I_STRINGIFY(GEMV_ENTRY_PLAIN), GEMV_THREADS, GEMV_MAX_DYNAMIC_SMEM)          \
+  X(NVFP4I_KERNEL_GEMV_EQUAL_STEPS, NVFP4I_STRINGIFY(GEMV_ENTRY_EQUAL_STEPS), GEMV_THREADS,               \
+    GEMV_MAX_DYNAMIC_SMEM)                                                                                \
+  X(NVFP4I_KERNEL_GROUPED_GEMM, "nvfp4_grouped_gemm_sm90a", GG_THREADS, GG_SMEM_LIMIT)
 
 typedef enum nvfp4i_kernel_id {
 #define NVFP4_KERNEL_ENUM(id, name, threads, smem) id,

@@ -2,8 +2,8 @@
 
 #include "error.h"
 
-nvfp4_status nvfp4i_launch_kernel(const nvfp4_handle *h, nvfp4i_kernel_id id, const nvfp4i_launch *launch,
-                                  CUstream stream) {
+nvfp4_status nvfp4i_launch_function(const nvfp4_handle *h, CUfunction fn, const char *name,
+                                    const nvfp4i_launch *launch, CUstream stream) {
   CUlaunchConfig config = {
       .gridDimX = launch->grid[0],
       .gridDimY = launch->grid[1],
@@ -19,8 +19,16 @@ nvfp4_status nvfp4i_launch_kernel(const nvfp4_handle *h, nvfp4i_kernel_id id, co
   int pushed;
   nvfp4_status status = nvfp4i_context_enter(h, &pushed);
   if (status != NVFP4_STATUS_SUCCESS) return status;
-  CUresult r = nvfp4i_cuda()->cuLaunchKernelEx(&config, h->kernels[id].fn, launch->params, NULL);
-  if (r != CUDA_SUCCESS) status = nvfp4i_cuda_fail(r, nvfp4i_kernel_name(id));
+  CUresult r = nvfp4i_cuda()->cuLaunchKernelEx(&config, fn, launch->params, NULL);
+  if (r != CUDA_SUCCESS) status = nvfp4i_cuda_fail(r, name);
   nvfp4i_context_leave(pushed);
   return status;
+}
+
+nvfp4_status nvfp4i_launch_kernel(const nvfp4_handle *h, nvfp4i_kernel_id id, const nvfp4i_launch *launch,
+                                  CUstream stream) {
+  if (h->kernels[id].fn == NULL)
+    return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "kernel image (%s) has no entry %s", h->image_source,
+                       nvfp4i_kernel_name(id));
+  return nvfp4i_launch_function(h, h->kernels[id].fn, nvfp4i_kernel_name(id), launch, stream);
 }

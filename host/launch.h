@@ -1,4 +1,4 @@
-/* One place that launches a kernel of the handle: enters the handle's context, cuLaunchKernelEx. */
+/* One place that launches a kernel in a handle's context: enters the context, cuLaunchKernelEx. */
 #ifndef NVFP4_HOST_LAUNCH_H
 #define NVFP4_HOST_LAUNCH_H
 
@@ -11,7 +11,12 @@ typedef struct nvfp4i_launch {
   void **params; /* one pointer per .param of the entry, in order */
 } nvfp4i_launch;
 
+/* Launches a kernel of the handle's table; NOT_SUPPORTED, launching nothing, when its image lacks it. */
 nvfp4_status nvfp4i_launch_kernel(const nvfp4_handle *h, nvfp4i_kernel_id id, const nvfp4i_launch *launch,
                                   CUstream stream);
+
+/* Launches fn (a function of a module loaded in h's context; `name` for messages). */
+nvfp4_status nvfp4i_launch_function(const nvfp4_handle *h, CUfunction fn, const char *name,
+                                    const nvfp4i_launch *launch, CUstream stream);
 
 #endif

@@ -50,15 +50,20 @@ close_file:
   return status;
 }
 
+/* Resolves every kernel of the table the image holds; one it lacks keeps fn NULL. */
 static nvfp4_status resolve_kernels(nvfp4_handle *h) {
   const nvfp4i_cuda_table *cu = nvfp4i_cuda();
+  int found = 0;
   for (int id = 0; id < NVFP4I_KERNEL_COUNT; id++) {
     nvfp4i_kernel *k = &h->kernels[id];
     const char *name = kernel_table[id].name;
     CUresult r = cu->cuModuleGetFunction(&k->fn, h->module, name);
-    if (r == CUDA_ERROR_NOT_FOUND)
-      return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "kernel image (%s) has no entry %s", h->image_source, name);
+    if (r == CUDA_ERROR_NOT_FOUND) {
+      k->fn = NULL;
+      continue;
+    }
     if (r != CUDA_SUCCESS) return nvfp4i_cuda_fail(r, name);
+    found++;
     cu->cuFuncGetAttribute(&k->registers, CU_FUNC_ATTRIBUTE_NUM_REGS, k->fn);
     cu->cuFuncGetAttribute(&k->local_bytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, k->fn);
     cu->cuFuncGetAttribute(&k->static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->fn);
@@ -70,6 +75,9 @@ static nvfp4_status resolve_kernels(nvfp4_handle *h) {
     r = cu->cuOccupancyMaxActiveBlocksPerMultiprocessor(&k->blocks_per_sm, k->fn, kernel_table[id].threads, 0);
     if (r != CUDA_SUCCESS) return nvfp4i_cuda_fail(r, name);
   }
+  if (found == 0)
+    return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "kernel image (%s) holds none of the library's kernels",
+                       h->image_source);
   return NVFP4_STATUS_SUCCESS;
 }
 

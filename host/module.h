@@ -5,7 +5,8 @@
 #include "handle.h"
 
 /* Loads the embedded fatbin, or the file named by NVFP4_FATBIN (a .fatbin, .cubin or .ptx), into the
- * current context and resolves every kernel of the table into h. On failure nothing stays loaded. */
+ * current context and resolves the kernels of the table it holds into h (NOT_SUPPORTED when it holds
+ * none). On failure nothing stays loaded. */
 nvfp4_status nvfp4i_module_load(nvfp4_handle *h);
 
 /* The embedded fatbin (gen/embed_fatbin.S). */

@@ -1,16 +1,30 @@
 /*
  * nvfp4.h - NVFP4 (FP4 E2M1 values, one FP8 E4M3 scale per 16 elements along K) kernels for
- * NVIDIA GPUs: batched GEMV and grouped GEMM with f32 accumulation.
+ * NVIDIA GPUs (sm_90a: H100, H200): batched GEMV and grouped GEMM with f32 accumulation.
  *
- * All operands live in device memory; every call is asynchronous on the given stream, performs no
- * host-device synchronisation and no allocation, and can be captured in a CUDA graph. A handle is
- * immutable after nvfp4_create(), so one handle may be used from several host threads at once.
+ * Data. An NVFP4 element is a 4-bit e2m1 code (0, 0.5, 1, 1.5, 2, 3, 4, 6 and their negatives; bit 3 is
+ * the sign), two per byte along K with the even k in the low nibble. Every 16 consecutive elements of a
+ * row along K share one e4m3 scale byte (OCP e4m3fn: 0x7F and 0xFF are NaN); an element's value is its
+ * e2m1 value times its scale. All operands and outputs live in device memory.
  *
- * On any error nothing is launched, no output byte is written, and nvfp4_last_error() holds a
+ * Results. C = alpha * A * B^T with exact products and f32 accumulation, rounded once to the output type
+ * (round to nearest even, overflow to +-infinity). A NaN scale makes every output that reads it NaN.
+ * docs/ACCURACY.md states the bar every result meets against a float64 reference.
+ *
+ * Calls. Every operation is asynchronous on the given stream (NULL is the legacy default stream; a
+ * cudaStream_t converts to CUstream), makes no allocation and no host-device synchronisation per call, and
+ * can be captured in a CUDA graph. The arrays and structs a call takes live in host memory and are read
+ * during the call only: they may be freed or changed as soon as it returns. A handle is immutable after
+ * nvfp4_create(), so one handle may be used from several host threads at once. The library never prints
+ * and never aborts.
+ *
+ * Errors. On any error nothing is launched, no output byte is written, and nvfp4_last_error() holds a
  * message naming the offending field (thread-local, valid until the next call on this thread).
+ * docs/LIMITS.md lists every limit and the status a call returns past it.
  *
  * Environment (read once, at nvfp4_create):
- *   NVFP4_FATBIN=path   load this .fatbin / .cubin / .ptx instead of the embedded kernels (tuning)
+ *   NVFP4_FATBIN=path   load this .fatbin / .cubin / .ptx instead of the embedded kernels (tuning); it
+ *                       may hold one kernel family: an operation whose kernel it lacks returns NOT_SUPPORTED
  *   NVFP4_LIBCUDA=path  open this driver library instead of libcuda.so.1 (read once per process)
  *
  * Call order: nvfp4_create() on a thread whose current CUDA context is the one to use (or with none,
@@ -64,21 +78,38 @@ NVFP4_API const char *nvfp4_last_error(void);
 typedef struct nvfp4_handle nvfp4_handle; /* opaque */
 
 /* Binds to the calling thread's current CUDA context, or retains device 0's primary context if there is
- * none. Loads every kernel up front. *out is set to NULL on failure. */
+ * none. Loads every kernel up front. *out is set to NULL on failure. NO_DRIVER: libcuda.so.1 could not be
+ * opened; NO_DEVICE: no usable GPU; NOT_SUPPORTED: the kernel image has no code for this GPU. Each call
+ * on the handle makes its context current for the call's duration where another one is current. */
 NVFP4_API nvfp4_status nvfp4_create(nvfp4_handle **out);
 
 /* Releases the handle's module (and the primary context it retained, if any). NULL is a no-op. The caller
  * makes sure no work launched through the handle is still running. */
 NVFP4_API nvfp4_status nvfp4_destroy(nvfp4_handle *h);
 
+/* Where the scale of (row r, block j = k/16) of one batch lies, in bytes from `scales`:
+ *   NVFP4_SF_LINEAR: r*sf_ld + j (row-major).
+ *   NVFP4_SF_BLOCKED_128x4 (cuBLAS's and tcgen05's layout, "reordered" in GPU MODE): rows padded to a
+ *     multiple of 128 and blocks to a multiple of 4; each tile of 128 rows x 4 blocks is 512 contiguous
+ *     bytes, tiles stored row-tile-major:
+ *       tile = (r/128) * ceil(K/64) + j/4
+ *       offset = tile*512 + (r%32)*16 + ((r%128)/32)*4 + j%4
+ *     One batch spans ceil(rows/128) * ceil(K/64) * 512 bytes. Padding bytes may hold anything: they never
+ *     change a result. */
 typedef enum nvfp4_sf_layout {
-  NVFP4_SF_LINEAR = 0,       /* scale of (row r, block j) at byte r*sf_ld + j */
-  NVFP4_SF_BLOCKED_128x4 = 1 /* cuBLAS/tcgen05 128x4 tiles: rows padded to 128, blocks to 4 (see SPEC) */
+  NVFP4_SF_LINEAR = 0,
+  NVFP4_SF_BLOCKED_128x4 = 1
 } nvfp4_sf_layout;
 
 typedef enum nvfp4_dtype { NVFP4_DTYPE_F16 = 0, NVFP4_DTYPE_BF16 = 1, NVFP4_DTYPE_F32 = 2 } nvfp4_dtype;
 
-typedef struct nvfp4_tensor { /* an NVFP4 operand: rows x k logical elements per batch, K-major */
+/* An NVFP4 operand: rows x k logical elements per batch, K-major. Row r of batch b starts at byte
+ * data + b*batch_stride + r*ld; its scales lie at scales + b*sf_batch_stride + (the layout's offset).
+ * The kernels load data 16 bytes at a time: data must be 16-byte aligned, ld a multiple of 16 where there
+ * are two rows or more, batch_stride a multiple of 16 where there are two batches or more
+ * (NOT_SUPPORTED otherwise). Scales may lie at any byte address with any sf_ld. K must be a multiple of
+ * 32 (NOT_SUPPORTED otherwise); rows and k are below 2^31. */
+typedef struct nvfp4_tensor {
   const void *data;           /* device pointer to packed e2m1, even k in the low nibble */
   const void *scales;         /* device pointer to e4m3 block scales */
   int64_t rows, k, batch;     /* batch >= 1 */
@@ -89,20 +120,31 @@ typedef struct nvfp4_tensor { /* an NVFP4 operand: rows x k logical elements per
   nvfp4_sf_layout sf_layout;
 } nvfp4_tensor;
 
-typedef struct nvfp4_output { /* a dense output: rows x cols per batch */
+/* A dense row-major output: rows x cols per batch. Element (r, c) of batch b is at
+ * data + (b*batch_stride + r*ld + c) elements. data must be aligned to its element (2 bytes for F16 and
+ * BF16, 4 for F32); ld >= cols where there are two rows or more; batches must not overlap. Only the rows x
+ * cols elements of each batch are written. */
+typedef struct nvfp4_output {
   void *data;                 /* device pointer */
   int64_t ld;                 /* elements between consecutive rows */
   int64_t batch_stride;       /* elements between consecutive batches */
-  nvfp4_dtype dtype;          /* F16 or BF16 (F32 allowed where noted) */
+  nvfp4_dtype dtype;          /* F16, BF16 or F32 */
 } nvfp4_output;
 
-/* y (M x 1 per batch, ld = distance between consecutive m) = alpha * A x, for every batch.
- * a->batch == x->batch, x->rows == 1, a->k == x->k, K a multiple of 32. Output F16, BF16 or F32. */
+/* y[m, l] = alpha * sum_k A[m, k, l] * x[k, l] for every row m < a->rows and batch l < a->batch: y is an
+ * output of a->rows x 1 per batch, y->ld the distance between consecutive m. x->rows == 1,
+ * x->k == a->k, x->batch == a->batch; A and x each have their own scales and layouts per batch.
+ * Limits (NOT_SUPPORTED past them): K <= 185,728 (x is held in shared memory); at most 65,535 batches.
+ * Output F16, BF16 or F32. */
 NVFP4_API nvfp4_status nvfp4_gemv(nvfp4_handle *h, const nvfp4_tensor *a, const nvfp4_tensor *x,
                                   const nvfp4_output *y, float alpha, CUstream stream);
 
-/* For g in [0, num_groups): c[g] (a[g].rows x b[g].rows) = alpha * a[g] * b[g]^T. The arrays live in host
- * memory; each group has batch 1. A group with a[g].rows == 0 or b[g].rows == 0 is valid and skipped. */
+/* For g in [0, num_groups): C_g = alpha * A_g * B_g^T, C_g[m, n] = alpha * sum_k A_g[m, k] * B_g[n, k], where
+ * A_g = a[g] (M_g x K_g), B_g = b[g] (N_g x K_g, both K-major: "TN") and C_g = c[g], a row-major output of
+ * M_g x N_g. The arrays a, b and c (num_groups each) live in host memory and may be freed on return.
+ * Each group has batch 1 and a[g].k == b[g].k; groups may differ in M, N, K, scale layouts and output type
+ * (F16, BF16 or F32). A group with a[g].rows == 0 or b[g].rows == 0 is valid and skipped (its pointers may
+ * be NULL); num_groups == 0 does nothing (the arrays may then be NULL). */
 NVFP4_API nvfp4_status nvfp4_grouped_gemm(nvfp4_handle *h, int num_groups, const nvfp4_tensor *a,
                                           const nvfp4_tensor *b, const nvfp4_output *c, float alpha,
                                           CUstream stream);

@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-void assert_graph_replay_matches(graph_launch_fn launch, void *arg, size_t bytes) {
+#include "suites.h"
+
+void assert_graph_replay_matches(graph_launch_fn launch, void *arg, size_t bytes, uint64_t seed) {
   const nvfp4i_cuda_table *cu = nvfp4i_cuda();
   CUdeviceptr direct, replayed;
   CUstream stream;
@@ -26,7 +28,8 @@ void assert_graph_replay_matches(graph_launch_fn launch, void *arg, size_t bytes
     ck_assert_int_eq(cu->cuStreamSynchronize(stream), CUDA_SUCCESS);
     ck_assert_int_eq(cu->cuMemcpyDtoH(want, direct, bytes), CUDA_SUCCESS);
     ck_assert_int_eq(cu->cuMemcpyDtoH(got, replayed, bytes), CUDA_SUCCESS);
-    ck_assert_msg(memcmp(want, got, bytes) == 0, "replay %d differs from the direct launch", replay);
+    ck_assert_msg(memcmp(want, got, bytes) == 0, "replay %d differs from the direct launch (seed %llu, "
+                  "NVFP4_TEST_SEED=%llu)", replay, (unsigned long long)seed, (unsigned long long)gpu_run_seed());
   }
   free(want);
   free(got);

@@ -11,7 +11,7 @@ typedef nvfp4_status (*graph_launch_fn)(void *arg, CUdeviceptr out, CUstream str
 
 /* Runs launch once directly into one buffer and once captured into a graph writing another, then replays
  * the graph three times over a poisoned buffer; fails the current test unless every replay matches the
- * direct output byte for byte. `bytes` is the output size. */
-void assert_graph_replay_matches(graph_launch_fn launch, void *arg, size_t bytes);
+ * direct output byte for byte. `bytes` is the output size; `seed` made the data (named with a failure). */
+void assert_graph_replay_matches(graph_launch_fn launch, void *arg, size_t bytes, uint64_t seed);
 
 #endif

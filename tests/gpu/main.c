@@ -1,14 +1,69 @@
 /* Runs the GPU suites in this process (CUDA does not survive fork). Without a usable GPU it fails: a GPU
  * suite that could not run has not passed. NVFP4_GPU_QUICK=1 keeps only the small cases (for
  * compute-sanitizer runs). */
+#include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "handle.h"
 #include "suites.h"
+#include "testdata.h"
 
 nvfp4_handle *gpu_handle;
+static uint64_t run_seed;
+
+uint64_t gpu_run_seed(void) { return run_seed; }
+
+uint64_t gpu_seed(uint64_t salt) {
+  nvfp4i_rng rng = {run_seed ^ salt * 0x9E3779B97F4A7C15ull};
+  return nvfp4i_rng_next(&rng);
+}
+
+int gpu_select_cases(const int *first_small, size_t stride, int count, int *selected) {
+  int n = 0;
+  for (int i = 0; i < count; i++)
+    if (!gpu_quick() || *(const int *)(const void *)((const char *)first_small + (size_t)i * stride)) selected[n++] = i;
+  return n;
+}
+
+static void *verify_job(void *arg) {
+  gpu_verify_job *job = arg;
+  nvfp4i_cuda()->cuCtxSetCurrent(gpu_handle->ctx);
+  job->pass = job->gemv ? nvfp4i_verify_gemv(gpu_handle, job->gemv, &job->v)
+                        : nvfp4i_verify_grouped_gemm(gpu_handle, job->grouped, &job->v);
+  return NULL;
+}
+
+void gpu_verify_in_threads(int count, gpu_verify_job *jobs) {
+  enum { MAX_THREADS = 16 };
+  ck_assert_int_le(count, MAX_THREADS);
+  pthread_t threads[MAX_THREADS];
+  int started = 0;
+  while (started < count && pthread_create(&threads[started], NULL, verify_job, &jobs[started]) == 0) started++;
+  for (int t = 0; t < started; t++) pthread_join(threads[t], NULL);
+  ck_assert_msg(started == count, "started %d of %d threads", started, count);
+}
+
+/* NVFP4_TEST_SEED (a decimal integer), or the time. 0 and a message when the variable is malformed. */
+static int choose_run_seed(void) {
+  const char *text = getenv("NVFP4_TEST_SEED");
+  if (text == NULL || text[0] == '\0') {
+    run_seed = (uint64_t)time(NULL);
+    return 1;
+  }
+  char *end;
+  errno = 0;
+  unsigned long long v = text[0] >= '0' && text[0] <= '9' ? strtoull(text, &end, 10) : 0;
+  if (!(text[0] >= '0' && text[0] <= '9') || errno != 0 || *end != '\0') {
+    fprintf(stderr, "gpu_tests: NVFP4_TEST_SEED=%s is not a decimal integer\n", text);
+    return 0;
+  }
+  run_seed = v;
+  return 1;
+}
 
 int gpu_quick(void) {
   const char *quick = getenv("NVFP4_GPU_QUICK");
@@ -23,6 +78,10 @@ TCase *gpu_tcase(const char *name, double timeout) {
 }
 
 int main(void) {
+  if (!choose_run_seed()) return EXIT_FAILURE;
+  printf("gpu_tests: seed %llu (NVFP4_TEST_SEED=%llu runs every test on this data again)\n",
+         (unsigned long long)run_seed, (unsigned long long)run_seed);
+  fflush(stdout);
   nvfp4_status s = nvfp4_create(&gpu_handle);
   if (s != NVFP4_STATUS_SUCCESS) {
     fprintf(stderr, "gpu_tests: no GPU to test on: %s: %s\n", nvfp4_status_string(s), nvfp4_last_error());
@@ -32,12 +91,15 @@ int main(void) {
     fprintf(stderr, "gpu_tests: cannot make the handle's context current\n");
     return EXIT_FAILURE;
   }
-  /* NVFP4_GPU_SUITE=gemv, grouped or probes runs one suite only */
+  /* NVFP4_GPU_SUITE=gemv, grouped, probes or contract runs one suite only */
   const char *only = getenv("NVFP4_GPU_SUITE");
   struct {
     const char *name;
     Suite *(*make)(void);
-  } suites[] = {{"gemv", gemv_gpu_suite}, {"grouped", grouped_gemm_gpu_suite}, {"probes", probes_gpu_suite}};
+  } suites[] = {{"gemv", gemv_gpu_suite},
+                {"grouped", grouped_gemm_gpu_suite},
+                {"probes", probes_gpu_suite},
+                {"contract", contract_gpu_suite}};
   SRunner *runner = srunner_create(NULL);
   int added = 0;
   for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)
@@ -46,7 +108,7 @@ int main(void) {
       added++;
     }
   if (added == 0) { /* a run that tests nothing has not passed */
-    fprintf(stderr, "gpu_tests: NVFP4_GPU_SUITE=%s names no suite (gemv, grouped, probes)\n", only);
+    fprintf(stderr, "gpu_tests: NVFP4_GPU_SUITE=%s names no suite (gemv, grouped, probes, contract)\n", only);
     srunner_free(runner);
     nvfp4_destroy(gpu_handle);
     return EXIT_FAILURE;

@@ -1,6 +1,6 @@
 #!/bin/sh
-# One device call: both GPU suites, memcheck and racecheck on their small cases, the GPU MODE benchmarks of
-# both operations with their measured ceilings, and the SASS; every log under $OUT. Run from the
+# One device call: the GPU suites, memcheck, racecheck and synccheck on their small cases, the GPU MODE
+# benchmarks of both operations with their measured ceilings, and the SASS; every log under $OUT. Run from the
 # repository root on the GPU machine after `make all tests` built build/ (Check is linked statically).
 # Every step has a time limit: a hung kernel would otherwise hang every later step too.
 set -u
@@ -9,18 +9,19 @@ mkdir -p "$OUT"
 status=0
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv > "$OUT/gpu.txt" 2>&1
 timeout 30 build/bin/nvfp4 info > "$OUT/info.txt" 2>&1 || status=1
-CK_FORK=no timeout 240 build/tests/gpu_tests > "$OUT/gpu_tests.txt" 2>&1 || status=1
-for tool in memcheck racecheck; do
+CK_FORK=no timeout 400 build/tests/gpu_tests > "$OUT/gpu_tests.txt" 2>&1 || status=1
+for tool in memcheck racecheck synccheck; do
   NVFP4_GPU_QUICK=1 CK_FORK=no timeout 150 compute-sanitizer --tool $tool --error-exitcode 3 build/tests/gpu_tests \
     > "$OUT/$tool.txt" 2>&1 || status=1
 done
-timeout 60 build/bin/nvfp4 bench gemv --gpumode --iters 50 --csv "$OUT/bench_gemv.csv" > "$OUT/bench_gemv.txt" 2>&1 \
+timeout 120 build/bin/nvfp4 bench gemv --gpumode --iters 50 --csv "$OUT/bench_gemv.csv" > "$OUT/bench_gemv.txt" 2>&1 \
   || status=1
-timeout 60 build/bin/nvfp4 bench grouped-gemm --gpumode --iters 30 --csv "$OUT/bench_grouped.csv" \
+timeout 180 build/bin/nvfp4 bench grouped-gemm --gpumode --iters 30 --csv "$OUT/bench_grouped.csv" \
   > "$OUT/bench_grouped.txt" 2>&1 || status=1
 cuobjdump --dump-sass build/nvfp4.fatbin > "$OUT/sass.txt" 2>&1
 printf 'HGMMA %s, LDL/STL %s\n' "$(grep -c HGMMA "$OUT/sass.txt")" "$(grep -c -E 'LDL|STL' "$OUT/sass.txt")" \
   > "$OUT/sass_summary.txt"
-cat "$OUT/info.txt"; grep -E "^[0-9]+%|:F:|:E:" "$OUT/gpu_tests.txt"
-tail -n 2 "$OUT/memcheck.txt" "$OUT/racecheck.txt"; cat "$OUT/bench_gemv.txt" "$OUT/bench_grouped.txt" "$OUT/sass_summary.txt"
+cat "$OUT/info.txt"; grep -E "^gpu_tests: seed|^[0-9]+%|:F:|:E:" "$OUT/gpu_tests.txt"
+tail -n 2 "$OUT/memcheck.txt" "$OUT/racecheck.txt" "$OUT/synccheck.txt"
+cat "$OUT/bench_gemv.txt" "$OUT/bench_grouped.txt" "$OUT/sass_summary.txt"
 exit $status

@@ -3,13 +3,40 @@
 #define NVFP4_TESTS_GPU_SUITES_H
 
 #include <check.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../build_file.h"
 
 #include "nvfp4.h"
+#include "verify.h"
 
 extern nvfp4_handle *gpu_handle;
 
 /* NVFP4_GPU_QUICK=1: the suites register only their small cases (for compute-sanitizer runs). */
 int gpu_quick(void);
+
+/* The run's seed: NVFP4_TEST_SEED, or else the time; main prints it. Every randomised test draws its data
+ * from gpu_seed(salt), a salt of its own, and prints that seed and the run's with a failure:
+ * NVFP4_TEST_SEED=<run seed> runs every test on the same data again. */
+uint64_t gpu_run_seed(void);
+uint64_t gpu_seed(uint64_t salt);
+
+/* The cases this run takes, of `count` cases `stride` bytes apart whose int `small` flag the first lies at:
+ * all, or with NVFP4_GPU_QUICK=1 the small ones. Writes their indices to selected; returns how many. */
+int gpu_select_cases(const int *first_small, size_t stride, int count, int *selected);
+
+/* One check of a GEMV or (gemv NULL) a grouped GEMM case against the reference, for gpu_verify_in_threads. */
+typedef struct gpu_verify_job {
+  const nvfp4i_gemv_case *gemv;
+  const nvfp4i_grouped_case *grouped;
+  nvfp4i_verdict v;
+  int pass;
+} gpu_verify_job;
+
+/* Runs the jobs on as many host threads at once, all on gpu_handle, each with its context current, and
+ * returns when all have ended (failing the test if a thread cannot start). */
+void gpu_verify_in_threads(int count, gpu_verify_job *jobs);
 
 /* A test case tagged "gpu" with the given timeout in seconds. */
 TCase *gpu_tcase(const char *name, double timeout);
@@ -17,5 +44,6 @@ TCase *gpu_tcase(const char *name, double timeout);
 Suite *gemv_gpu_suite(void);
 Suite *grouped_gemm_gpu_suite(void);
 Suite *probes_gpu_suite(void);
+Suite *contract_gpu_suite(void);
 
 #endif

@@ -1,5 +1,8 @@
 /* The public API without a GPU: status strings, version, clean failure with no driver, and every
- * validation path of both operations (right status, the field named, nothing written). */
+ * validation path of both operations (right status, the field named, nothing launched). The validation
+ * cases run on a handle of the fake driver (tests/fake/libcuda.c), which counts launches: a valid call
+ * launches, a rejected one must not. */
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,11 +35,27 @@ START_TEST(create_and_destroy_take_null) {
 }
 END_TEST
 
-/* A valid GEMV call over fake device pointers (never dereferenced: every case fails validation first). */
+/* A handle of the fake driver, made for each test (in its own process), and the driver's launch count. */
+static nvfp4_handle *fake_handle;
+static long (*fake_launches)(void);
+
+static void create_fake_handle(void) {
+  const char *path = test_build_file(UNIT_FAKE_LIBCUDA);
+  setenv("NVFP4_LIBCUDA", path, 1); /* read at this process's first driver load: tests run forked */
+  ck_assert_msg(nvfp4_create(&fake_handle) == NVFP4_STATUS_SUCCESS, "the fake driver %s: %s", path,
+                nvfp4_last_error());
+  void *lib = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+  ck_assert_ptr_nonnull(lib);
+  *(void **)&fake_launches = dlsym(lib, "fake_cuda_launches");
+  ck_assert_ptr_nonnull(fake_launches);
+}
+
+static void destroy_fake_handle(void) { nvfp4_destroy(fake_handle); }
+
+/* A valid GEMV call over fake device pointers (the fake driver reads nothing). */
 enum { M = 100, K = 256, L = 2, Y_ELEMS = M * L };
 static _Alignas(16) uint8_t fake_a[16], fake_x[16], fake_sf[16];
 static uint16_t y_buffer[Y_ELEMS];
-static nvfp4_handle fake_handle;
 
 typedef struct gemv_args {
   nvfp4_handle *h;
@@ -46,7 +65,7 @@ typedef struct gemv_args {
 } gemv_args;
 
 static gemv_args valid_gemv(void) {
-  gemv_args g = {&fake_handle,
+  gemv_args g = {fake_handle,
                  {fake_a, fake_sf, M, K, L, K / 2, M * K / 2, K / 16, M * K / 16, NVFP4_SF_LINEAR},
                  {fake_x, fake_sf, 1, K, L, K / 2, K / 2, K / 16, K / 16, NVFP4_SF_BLOCKED_128x4},
                  {y_buffer, 1, M, NVFP4_DTYPE_F16},
@@ -125,22 +144,26 @@ static const gemv_case gemv_cases[] = {
     {"x longer than shared memory holds", k_beyond_shared_memory, NVFP4_STATUS_NOT_SUPPORTED, "a.k = 200000"},
 };
 
-static int y_untouched(void) {
-  for (int i = 0; i < Y_ELEMS; i++)
-    if (y_buffer[i] != 0xFFFF) return 0;
-  return 1;
+static nvfp4_status call_gemv(const gemv_args *g) {
+  return nvfp4_gemv(g->h, g->null_a ? NULL : &g->a, g->null_x ? NULL : &g->x, g->null_y ? NULL : &g->y, 1.0f, NULL);
 }
+
+START_TEST(gemv_launches_once_for_valid_arguments) {
+  gemv_args g = valid_gemv();
+  ck_assert_msg(call_gemv(&g) == NVFP4_STATUS_SUCCESS, "%s", nvfp4_last_error());
+  ck_assert_int_eq(fake_launches(), 1);
+}
+END_TEST
 
 START_TEST(gemv_rejects_bad_arguments) {
   const gemv_case *c = &gemv_cases[_i];
   gemv_args g = valid_gemv();
-  memset(y_buffer, 0xFF, sizeof y_buffer);
   c->edit(&g);
-  nvfp4_status s = nvfp4_gemv(g.h, g.null_a ? NULL : &g.a, g.null_x ? NULL : &g.x, g.null_y ? NULL : &g.y, 1.0f, NULL);
+  nvfp4_status s = call_gemv(&g);
   ck_assert_msg(s == c->expected, "%s: status %d (%s), expected %d", c->what, s, nvfp4_last_error(), c->expected);
   ck_assert_msg(strstr(nvfp4_last_error(), c->message) != NULL, "%s: message '%s' lacks '%s'", c->what,
                 nvfp4_last_error(), c->message);
-  ck_assert_msg(y_untouched(), "%s: output written", c->what);
+  ck_assert_msg(fake_launches() == 0, "%s: %ld kernels launched", c->what, fake_launches());
 }
 END_TEST
 
@@ -196,16 +219,23 @@ static const grouped_case grouped_cases[] = {
     {"b[1].data not 16-byte aligned (TMA)", b1_misaligned, NVFP4_STATUS_NOT_SUPPORTED, "b[1]: data"},
 };
 
+START_TEST(grouped_gemm_launches_for_valid_arguments) {
+  grouped_args g = valid_grouped();
+  ck_assert_msg(nvfp4_grouped_gemm(fake_handle, g.num_groups, g.a, g.b, g.c, 1.0f, NULL) == NVFP4_STATUS_SUCCESS,
+                "%s", nvfp4_last_error());
+  ck_assert_int_gt(fake_launches(), 0);
+}
+END_TEST
+
 START_TEST(grouped_gemm_rejects_bad_arguments) {
   const grouped_case *c = &grouped_cases[_i];
   grouped_args g = valid_grouped();
-  memset(y_buffer, 0xFF, sizeof y_buffer);
   c->edit(&g);
-  nvfp4_status s = nvfp4_grouped_gemm(&fake_handle, g.num_groups, g.a, g.b, g.c, 1.0f, NULL);
+  nvfp4_status s = nvfp4_grouped_gemm(fake_handle, g.num_groups, g.a, g.b, g.c, 1.0f, NULL);
   ck_assert_msg(s == c->expected, "%s: status %d (%s), expected %d", c->what, s, nvfp4_last_error(), c->expected);
   ck_assert_msg(strstr(nvfp4_last_error(), c->message) != NULL, "%s: message '%s' lacks '%s'", c->what,
                 nvfp4_last_error(), c->message);
-  ck_assert_msg(y_untouched(), "%s: output written", c->what);
+  ck_assert_msg(fake_launches() == 0, "%s: %ld kernels launched", c->what, fake_launches());
 }
 END_TEST
 
@@ -216,11 +246,37 @@ START_TEST(grouped_gemm_takes_empty_groups_and_null_arrays_for_zero_groups) {
   g.c[1].data = NULL; /* an empty group writes nothing, so needs no output */
   g.a[2].rows = 0;
   g.a[2].data = NULL; /* nor an operand */
-  memset(y_buffer, 0xFF, sizeof y_buffer);
-  nvfp4_status s = nvfp4_grouped_gemm(&fake_handle, G, g.a, g.b, g.c, 1.0f, NULL);
+  nvfp4_status s = nvfp4_grouped_gemm(fake_handle, G, g.a, g.b, g.c, 1.0f, NULL);
   ck_assert_msg(s == NVFP4_STATUS_SUCCESS, "all-empty groups: %s", nvfp4_last_error());
-  ck_assert_msg(y_untouched(), "an empty group wrote its output");
-  ck_assert_int_eq(nvfp4_grouped_gemm(&fake_handle, 0, NULL, NULL, NULL, 1.0f, NULL), NVFP4_STATUS_SUCCESS);
+  ck_assert_msg(fake_launches() == 0, "empty groups launched %ld kernels", fake_launches());
+  ck_assert_int_eq(nvfp4_grouped_gemm(fake_handle, 0, NULL, NULL, NULL, 1.0f, NULL), NVFP4_STATUS_SUCCESS);
+}
+END_TEST
+
+/* An image of one kernel family (an NVFP4_FATBIN of gemv.ptx) loads, and serves the operation it holds. */
+START_TEST(an_image_without_grouped_gemm_serves_gemv) {
+  setenv("FAKE_CUDA_MISSING", "nvfp4_grouped_gemm_sm90a", 1);
+  create_fake_handle();
+  gemv_args gemv = valid_gemv();
+  ck_assert_msg(call_gemv(&gemv) == NVFP4_STATUS_SUCCESS, "%s", nvfp4_last_error());
+  grouped_args g = valid_grouped();
+  ck_assert_int_eq(nvfp4_grouped_gemm(fake_handle, g.num_groups, g.a, g.b, g.c, 1.0f, NULL),
+                   NVFP4_STATUS_NOT_SUPPORTED);
+  ck_assert_msg(strstr(nvfp4_last_error(), "has no entry nvfp4_grouped_gemm_sm90a") != NULL, "message: %s",
+                nvfp4_last_error());
+  ck_assert_int_eq(fake_launches(), 1);
+  destroy_fake_handle();
+}
+END_TEST
+
+START_TEST(an_image_without_any_kernel_of_the_library_is_refused) {
+  setenv("FAKE_CUDA_MISSING", "nvfp4_gemv_sm90a,nvfp4_gemv_equal_steps_sm90a,nvfp4_grouped_gemm_sm90a", 1);
+  setenv("NVFP4_LIBCUDA", test_build_file(UNIT_FAKE_LIBCUDA), 1);
+  nvfp4_handle *h;
+  ck_assert_int_eq(nvfp4_create(&h), NVFP4_STATUS_NOT_SUPPORTED);
+  ck_assert_ptr_null(h);
+  ck_assert_msg(strstr(nvfp4_last_error(), "holds none of the library's kernels") != NULL, "message: %s",
+                nvfp4_last_error());
 }
 END_TEST
 
@@ -249,12 +305,20 @@ Suite *api_suite(void) {
   tcase_add_test(basics, vector_alignment_asks_ld_only_between_rows_and_batch_stride_only_between_batches);
   suite_add_tcase(s, basics);
   TCase *gemv = tcase_create("gemv validation");
+  tcase_add_checked_fixture(gemv, create_fake_handle, destroy_fake_handle);
+  tcase_add_test(gemv, gemv_launches_once_for_valid_arguments);
   tcase_add_loop_test(gemv, gemv_rejects_bad_arguments, 0, (int)(sizeof gemv_cases / sizeof gemv_cases[0]));
   suite_add_tcase(s, gemv);
   TCase *grouped = tcase_create("grouped gemm validation");
+  tcase_add_checked_fixture(grouped, create_fake_handle, destroy_fake_handle);
+  tcase_add_test(grouped, grouped_gemm_launches_for_valid_arguments);
   tcase_add_loop_test(grouped, grouped_gemm_rejects_bad_arguments, 0,
                       (int)(sizeof grouped_cases / sizeof grouped_cases[0]));
   tcase_add_test(grouped, grouped_gemm_takes_empty_groups_and_null_arrays_for_zero_groups);
   suite_add_tcase(s, grouped);
+  TCase *images = tcase_create("kernel images of one family");
+  tcase_add_test(images, an_image_without_grouped_gemm_serves_gemv);
+  tcase_add_test(images, an_image_without_any_kernel_of_the_library_is_refused);
+  suite_add_tcase(s, images);
   return s;
 }

@@ -1,4 +1,4 @@
-/* The float64 reference on cases computed by hand, and the SPEC section 4 bar it judges results by. */
+/* The float64 reference on cases computed by hand, and the accuracy bar (docs/ACCURACY.md) it judges results by. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

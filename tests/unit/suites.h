@@ -4,9 +4,16 @@
 
 #include <check.h>
 
+#include "../build_file.h"
+
 Suite *format_suite(void);
 Suite *reference_suite(void);
 Suite *api_suite(void);
 Suite *image_suite(void);
+Suite *bench_suite(void);
+Suite *cli_suite(void);
+
+/* The fake CUDA driver (tests/fake/libcuda.c) that api and cli tests load through NVFP4_LIBCUDA. */
+#define UNIT_FAKE_LIBCUDA "tests/libcuda_fake.so"
 
 #endif

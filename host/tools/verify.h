@@ -1,6 +1,6 @@
 /* GPU-vs-reference checks shared by `nvfp4 verify` and the GPU test suite (not part of libnvfp4). */
-#ifndef NVFP4_HOST_VERIFY_H
-#define NVFP4_HOST_VERIFY_H
+#ifndef NVFP4_TOOLS_VERIFY_H
+#define NVFP4_TOOLS_VERIFY_H
 
 #include "nvfp4.h"
 
@@ -18,7 +18,7 @@ typedef struct nvfp4i_gemv_case {
 typedef struct nvfp4i_verdict {
   nvfp4_status status;  /* of the library call (or of the set-up); SUCCESS when the check ran */
   int64_t checked;      /* outputs compared with the reference */
-  int64_t failures;     /* outputs outside the SPEC §4 bar */
+  int64_t failures;     /* outputs outside the accuracy bar */
   int64_t clobbered;    /* output-buffer elements outside the result that changed (must be 0) */
   double worst_ratio;   /* max |out - ref| / tolerance (<= 1 passes) */
   char detail[256];     /* the worst element: index, got, expected */
@@ -41,6 +41,14 @@ typedef struct nvfp4i_grouped_case {
   int64_t pad;   /* extra bytes per data row of A and B (multiple of 16): strided operands */
   int64_t c_pad; /* extra elements per output row */
   int nan;       /* 1: a NaN scale in one row of A of group 0 and one row of B of the last group */
+  /* Optional: groups that differ in output type or scale layouts. With dtype_count > 0, group g's output
+   * type is dtypes[g % dtype_count] (instead of dtype); with layout_count > 0, its A and B scale layouts are
+   * a_layouts[g % layout_count] and b_layouts[g % layout_count] (instead of a_layout, b_layout). */
+  const nvfp4_dtype *dtypes;
+  int dtype_count;
+  const nvfp4_sf_layout *a_layouts, *b_layouts;
+  int layout_count;
+  int64_t sf_misalign; /* > 0: every operand's device scales start this many bytes past a 16-byte boundary */
 } nvfp4i_grouped_case;
 
 /* Random operands, poisoned outputs, nvfp4_grouped_gemm on the stream 0, float64 reference, comparison.

@@ -87,9 +87,25 @@ out:
   return status;
 }
 
+nvfp4_status nvfp4i_operand_misalign_scales(nvfp4i_operand *op, int64_t bytes) {
+  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
+  nvfp4_status status = NVFP4_STATUS_SUCCESS;
+  CUdeviceptr moved = 0; /* cuMemAlloc's addresses are 256-byte aligned */
+  NVFP4_CU_TRY(cu->cuMemAlloc(&moved, (size_t)(op->sf_bytes + bytes)), status, out);
+  NVFP4_CU_TRY(cu->cuMemcpyHtoD(moved + (CUdeviceptr)bytes, op->host.scales, (size_t)op->sf_bytes), status, out);
+  cu->cuMemFree((CUdeviceptr)(uintptr_t)op->dev.scales - (CUdeviceptr)op->sf_misalign);
+  op->dev.scales = (const void *)(uintptr_t)(moved + (CUdeviceptr)bytes);
+  op->sf_misalign = bytes;
+  moved = 0;
+out:
+  if (moved) cu->cuMemFree(moved);
+  return status;
+}
+
 void nvfp4i_operand_destroy(nvfp4i_operand *op) {
   if (op->dev.data) nvfp4i_cuda()->cuMemFree((CUdeviceptr)(uintptr_t)op->dev.data);
-  if (op->dev.scales) nvfp4i_cuda()->cuMemFree((CUdeviceptr)(uintptr_t)op->dev.scales);
+  if (op->dev.scales)
+    nvfp4i_cuda()->cuMemFree((CUdeviceptr)(uintptr_t)op->dev.scales - (CUdeviceptr)op->sf_misalign);
   free((void *)op->host.data);
   free((void *)op->host.scales);
   memset(op, 0, sizeof *op);

@@ -108,19 +108,26 @@ free_host:
 
 enum { FULL_CHECK_MACS = 200000000 }; /* per group: above it, a sample of columns */
 
-/* One group's operands, output placement and injected NaN rows. */
+/* One group's operands, output placement and type, and injected NaN rows. */
 typedef struct grouped_group {
   nvfp4i_operand a, b;
   int64_t m, n, k;
-  int64_t c_offset; /* elements from the start of the output buffer */
-  int64_t c_ld;
+  nvfp4_dtype dtype;
+  int64_t c_offset; /* bytes from the start of the output buffer (16-byte aligned) */
+  int64_t c_ld;     /* elements */
   int64_t nan_a_row, nan_b_row; /* -1: none */
 } grouped_group;
 
-/* nvfp4i_operand_create, or for 0 rows an empty tensor with no memory behind it (a skipped group). */
+/* nvfp4i_operand_create (its device scales moved sf_misalign bytes off their alignment), or for 0 rows an
+ * empty tensor with no memory behind it (a skipped group). */
 static nvfp4_status create_operand(nvfp4i_operand *op, int64_t rows, int64_t k, nvfp4_sf_layout layout,
-                                   int64_t pad, nvfp4i_rng *rng) {
-  if (rows > 0) return nvfp4i_operand_create(op, rows, k, 1, layout, pad, rng);
+                                   int64_t pad, int64_t sf_misalign, nvfp4i_rng *rng) {
+  if (rows > 0) {
+    nvfp4_status status = nvfp4i_operand_create(op, rows, k, 1, layout, pad, rng);
+    if (status == NVFP4_STATUS_SUCCESS && sf_misalign > 0) status = nvfp4i_operand_misalign_scales(op, sf_misalign);
+    if (status != NVFP4_STATUS_SUCCESS) nvfp4i_operand_destroy(op);
+    return status;
+  }
   memset(op, 0, sizeof *op);
   op->dev = op->host = (nvfp4_tensor){NULL, NULL, 0, k, 1, k / 2, 0, k / 16, 0, layout};
   return NVFP4_STATUS_SUCCESS;
@@ -151,13 +158,14 @@ static int64_t choose_columns(const grouped_group *gr, nvfp4i_rng *rng, int64_t 
  * many outputs it compared (m times the columns chosen; 0 without host memory, which sets v->status). */
 static int64_t check_group(const nvfp4i_grouped_case *c, const grouped_group *gr, const uint8_t *out,
                            uint8_t *is_result, nvfp4i_rng *rng, nvfp4i_verdict *v) {
-  int esize = nvfp4i_dtype_size(c->dtype);
+  int esize = nvfp4i_dtype_size(gr->dtype);
   int64_t m = gr->m, n = gr->n, k = gr->k;
+  const uint8_t *c_out = out + gr->c_offset;
   for (int64_t i = 0; i < m; i++)
     for (int64_t j = 0; j < n; j++) {
-      int64_t e = gr->c_offset + i * gr->c_ld + j;
-      memset(is_result + e * esize, 1, (size_t)esize);
-      const uint8_t *bytes = out + e * esize;
+      int64_t e = i * gr->c_ld + j;
+      memset(is_result + gr->c_offset + e * esize, 1, (size_t)esize);
+      const uint8_t *bytes = c_out + e * esize;
       int unwritten = 1;
       for (int b = 0; b < esize; b++) unwritten &= bytes[b] == POISON_BYTE;
       if (unwritten && v->failures++ == 0)
@@ -175,9 +183,9 @@ static int64_t check_group(const nvfp4i_grouped_case *c, const grouped_group *gr
     nvfp4i_decode_row(&gr->b.host, 0, j, brow);
     for (int64_t i = 0; i < m; i++) {
       nvfp4i_dot(arows + i * k, brow, k, c->alpha, &ref[i], &mag[i]);
-      index[i] = gr->c_offset + i * gr->c_ld + j;
+      index[i] = i * gr->c_ld + j;
     }
-    compare(c->dtype, out, index, ref, mag, m, v);
+    compare(gr->dtype, c_out, index, ref, mag, m, v);
   }
   free(cols);
   free(arows);
@@ -192,13 +200,13 @@ int nvfp4i_verify_grouped_gemm(nvfp4_handle *h, const nvfp4i_grouped_case *c, nv
   const nvfp4i_cuda_table *cu = nvfp4i_cuda();
   memset(v, 0, sizeof *v);
   nvfp4i_rng rng = {c->seed};
-  int G = c->groups, esize = nvfp4i_dtype_size(c->dtype), created = 0;
+  int G = c->groups, created = 0;
   grouped_group *gr = calloc((size_t)(G > 0 ? G : 1), sizeof *gr);
   nvfp4_tensor *ta = calloc((size_t)(G > 0 ? G : 1), sizeof *ta), *tb = calloc((size_t)(G > 0 ? G : 1), sizeof *tb);
   nvfp4_output *tc = calloc((size_t)(G > 0 ? G : 1), sizeof *tc);
   uint8_t *out = NULL, *is_result = NULL;
   CUdeviceptr d_c = 0;
-  int64_t c_elems = 0;
+  int64_t c_end = 0; /* bytes of the output buffer the groups so far take */
   int unchecked = 0; /* groups with outputs of which none was compared */
   if (!gr || !ta || !tb || !tc) {
     v->status = nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "verify: no host memory");
@@ -209,14 +217,17 @@ int nvfp4i_verify_grouped_gemm(nvfp4_handle *h, const nvfp4i_grouped_case *c, nv
     x->m = c->m[g % c->m_count];
     x->n = c->n[g % c->n_count];
     x->k = c->k[g % c->k_count];
+    x->dtype = c->dtype_count > 0 ? c->dtypes[g % c->dtype_count] : c->dtype;
     x->c_ld = x->n + c->c_pad;
-    x->c_offset = (c_elems + 7) / 8 * 8 + 8; /* a gap before every group */
-    c_elems = x->c_offset + (x->m > 0 ? (x->m - 1) * x->c_ld + x->n : 0);
+    x->c_offset = (c_end + 15) / 16 * 16 + 16; /* a gap before every group */
+    c_end = x->c_offset + (x->m > 0 ? (x->m - 1) * x->c_ld + x->n : 0) * nvfp4i_dtype_size(x->dtype);
     x->nan_a_row = c->nan && g == 0 && x->m > 0 ? x->m / 3 : -1;
     x->nan_b_row = c->nan && g == G - 1 && x->n > 0 ? x->n / 2 : -1;
-    v->status = create_operand(&x->a, x->m, x->k, c->a_layout, c->pad, &rng);
+    nvfp4_sf_layout a_layout = c->layout_count > 0 ? c->a_layouts[g % c->layout_count] : c->a_layout;
+    nvfp4_sf_layout b_layout = c->layout_count > 0 ? c->b_layouts[g % c->layout_count] : c->b_layout;
+    v->status = create_operand(&x->a, x->m, x->k, a_layout, c->pad, c->sf_misalign, &rng);
     if (v->status != NVFP4_STATUS_SUCCESS) goto free_operands;
-    v->status = create_operand(&x->b, x->n, x->k, c->b_layout, c->pad, &rng);
+    v->status = create_operand(&x->b, x->n, x->k, b_layout, c->pad, c->sf_misalign, &rng);
     if (v->status != NVFP4_STATUS_SUCCESS) {
       nvfp4i_operand_destroy(&x->a);
       goto free_operands;
@@ -232,8 +243,7 @@ int nvfp4i_verify_grouped_gemm(nvfp4_handle *h, const nvfp4i_grouped_case *c, nv
     ta[g] = x->a.dev;
     tb[g] = x->b.dev;
   }
-  c_elems += 8;
-  size_t c_bytes = (size_t)(c_elems * esize);
+  size_t c_bytes = (size_t)c_end + 16;
   out = malloc(c_bytes);
   is_result = calloc(c_bytes, 1);
   if (!out || !is_result) {
@@ -243,7 +253,7 @@ int nvfp4i_verify_grouped_gemm(nvfp4_handle *h, const nvfp4i_grouped_case *c, nv
   NVFP4_CU_TRY(cu->cuMemAlloc(&d_c, c_bytes), v->status, free_operands);
   NVFP4_CU_TRY(cu->cuMemsetD8(d_c, POISON_BYTE, c_bytes), v->status, free_c);
   for (int g = 0; g < G; g++)
-    tc[g] = (nvfp4_output){(void *)(uintptr_t)(d_c + (CUdeviceptr)(gr[g].c_offset * esize)), gr[g].c_ld, 0, c->dtype};
+    tc[g] = (nvfp4_output){(void *)(uintptr_t)(d_c + (CUdeviceptr)gr[g].c_offset), gr[g].c_ld, 0, gr[g].dtype};
   v->status = nvfp4_grouped_gemm(h, G, ta, tb, tc, c->alpha, NULL);
   if (v->status != NVFP4_STATUS_SUCCESS) goto free_c;
   NVFP4_CU_TRY(cu->cuCtxSynchronize(), v->status, free_c);

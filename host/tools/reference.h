@@ -1,6 +1,7 @@
-/* Float64 CPU reference of every operation (SPEC §4), and the accuracy bar the GPU results must meet. */
-#ifndef NVFP4_HOST_REFERENCE_H
-#define NVFP4_HOST_REFERENCE_H
+/* Float64 CPU reference of every operation, and the accuracy bar (docs/ACCURACY.md) the GPU results must
+ * meet. */
+#ifndef NVFP4_TOOLS_REFERENCE_H
+#define NVFP4_TOOLS_REFERENCE_H
 
 #include <stdint.h>
 
@@ -19,7 +20,7 @@ void nvfp4i_reference_gemv(const nvfp4_tensor *a, const nvfp4_tensor *x, double 
 void nvfp4i_reference_gemm_element(const nvfp4_tensor *a, const nvfp4_tensor *b, int64_t m, int64_t n,
                                    double alpha, double *ref, double *mag);
 
-/* The SPEC §4 bar: |out - ref| <= rel*|ref| + 2^-16*mag (rel = 2^-10 f16, 2^-8 bf16, 2^-20 f32), NaN
+/* The accuracy bar: |out - ref| <= rel*|ref| + 2^-16*mag (rel = 2^-10 f16, 2^-8 bf16, 2^-20 f32), NaN
  * exactly where ref is NaN, and an infinity only where ref rounds to one. Returns 1 when out passes;
  * *ratio is |out - ref| / tolerance (0 for an exact match, INFINITY for a NaN or infinity mismatch). */
 int nvfp4i_check_value(nvfp4_dtype dtype, double out, double ref, double mag, double *ratio);

@@ -1,0 +1,222 @@
+/* The `nvfp4` command: info, verify and bench over the library (see `nvfp4 --help`). Exit status: 0 done
+ * (verify: passed), 1 failed (no GPU included), 2 a usage error. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli_bench.h"
+#include "cli_common.h"
+#include "handle.h"
+#include "module.h"
+#include "verify.h"
+
+static const char usage_main[] =
+    "usage: nvfp4 <command> [options]\n"
+    "  info                           driver, device, and the kernels loaded for it\n"
+    "  verify gemv [options]          one GEMV on random full-range data against the float64 reference\n"
+    "  verify grouped-gemm [options]  the same for one grouped GEMM call\n"
+    "  bench [options]                every GPU MODE benchmark shape of both operations (the main job)\n"
+    "  bench gemv [options]           time GEMV against the ceilings measured in the same run\n"
+    "  bench grouped-gemm [options]   the same for grouped GEMM\n"
+    "  --version                      the command's and the library's version\n"
+    "Each command takes --help. Exit status: 0 done, 1 failed (or no GPU), 2 a usage error.\n";
+
+static const char usage_info[] =
+    "usage: nvfp4 info\n"
+    "  Prints the library's version, the driver and device, the kernel image, and each kernel with its\n"
+    "  registers, spills, static shared memory and resident CTAs per SM.\n";
+
+static const char usage_verify[] =
+    "usage: nvfp4 verify gemv|grouped-gemm [options]\n"
+    "  One call on random full-range data (every e2m1 code, scales 2^-6..2^4, garbage in padding) against\n"
+    "  the float64 reference under the accuracy bar of docs/ACCURACY.md. See nvfp4 verify gemv --help and\n"
+    "  nvfp4 verify grouped-gemm --help.\n";
+
+static const char usage_verify_gemv[] =
+    "usage: nvfp4 verify gemv [--m M] [--k K] [--l L] [--layout linear|blocked] [--dtype f16|bf16|f32]\n"
+    "                         [--alpha A] [--seed S]\n"
+    "  y = alpha * A x for L batches of an M x K NVFP4 matrix A and vector x (K a multiple of 32).\n"
+    "  Prints the worst error/tolerance ratio against the accuracy bar (docs/ACCURACY.md) and PASS, or FAIL\n"
+    "  with exit status 1. The same seed gives the same data.\n"
+    "  Defaults: --m 4096 --k 7168 --l 1 --layout linear --dtype f16 --alpha 1 --seed 1\n";
+
+static const char usage_verify_grouped[] =
+    "usage: nvfp4 verify grouped-gemm [--m M1,M2,..] [--n N] [--k K] [--layout linear|blocked]\n"
+    "                                 [--dtype f16|bf16|f32] [--alpha A] [--seed S]\n"
+    "  One call, one group per entry of --m (0 makes an empty group): C_g (M_g x N) = alpha * A_g (M_g x K)\n"
+    "  * B_g (N x K)^T. Prints the worst error/tolerance ratio against the accuracy bar (docs/ACCURACY.md) and\n"
+    "  PASS, or FAIL with exit status 1. The same seed gives the same data.\n"
+    "  Defaults: --m 80,176 --n 4096 --k 7168 --layout linear --dtype f16 --alpha 1 --seed 1\n";
+
+static int print_info(void) {
+  nvfp4_handle *h;
+  if (!cli_open_handle(&h)) return 1;
+  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
+  int driver = 0;
+  char name[256] = "";
+  cu->cuDriverGetVersion(&driver);
+  cu->cuDeviceGetName(name, sizeof name, h->device);
+  printf("libnvfp4 %u.%u.%u\n", NVFP4_VERSION_MAJOR, NVFP4_VERSION_MINOR, NVFP4_VERSION_PATCH);
+  printf("driver   CUDA %d.%d\n", driver / 1000, driver % 1000 / 10);
+  printf("device   %s, sm_%d%d, %d SMs\n", name, h->cc_major, h->cc_minor, h->sm_count);
+  printf("image    %s\n", h->image_source);
+  for (int id = 0; id < NVFP4I_KERNEL_COUNT; id++) {
+    const nvfp4i_kernel *k = &h->kernels[id];
+    const char *name = nvfp4i_kernel_name((nvfp4i_kernel_id)id);
+    if (k->fn == NULL)
+      printf("kernel   %-28s not in this image: its operation returns NOT_SUPPORTED\n", name);
+    else
+      printf("kernel   %-28s %3d registers, %d bytes local (spills), %d bytes static shared, %d CTAs/SM\n", name,
+             k->registers, k->local_bytes, k->static_smem, k->blocks_per_sm);
+  }
+  nvfp4_destroy(h);
+  return 0;
+}
+
+static int take_nothing(int code, const char *value, void *ctx) {
+  (void)code, (void)value, (void)ctx;
+  return 0;
+}
+
+static int cmd_info(int argc, char **argv) {
+  static const struct option options[] = {CLI_HELP_OPTION, {0}};
+  int status = cli_parse(argc, argv, "nvfp4 info", usage_info, options, take_nothing, NULL);
+  return status == CLI_GO_ON ? print_info() : status;
+}
+
+enum { OPT_M = 256, OPT_N, OPT_K, OPT_L, OPT_LAYOUT, OPT_DTYPE, OPT_ALPHA, OPT_SEED };
+
+#define SHAPE_MAX INT32_MAX /* the library's limit on rows and K */
+
+/* Prints a verdict and PASS or FAIL; returns the exit status. */
+static int report(const char *what, int pass, const nvfp4i_verdict *v) {
+  if (v->status != NVFP4_STATUS_SUCCESS)
+    fprintf(stderr, "nvfp4: %s: %s: %s\n", what, nvfp4_status_string(v->status), nvfp4_last_error());
+  else
+    printf("%s: %lld outputs checked, %lld outside the bar, %lld stray writes, worst error/tolerance %.3g\n"
+           "  worst: %s\n",
+           what, (long long)v->checked, (long long)v->failures, (long long)v->clobbered, v->worst_ratio, v->detail);
+  printf("%s\n", pass ? "PASS" : "FAIL");
+  return pass ? 0 : 1;
+}
+
+static int take_verify_gemv(int code, const char *value, void *ctx) {
+  nvfp4i_gemv_case *c = ctx;
+  switch (code) {
+    case OPT_M: return cli_int(value, "--m", 1, SHAPE_MAX, &c->m);
+    case OPT_K: return cli_int(value, "--k", 1, SHAPE_MAX, &c->k);
+    case OPT_L: return cli_int(value, "--l", 1, SHAPE_MAX, &c->l);
+    case OPT_LAYOUT: return cli_layout(value, &c->a_layout);
+    case OPT_DTYPE: return cli_dtype(value, &c->dtype);
+    case OPT_ALPHA: return cli_float(value, "--alpha", &c->alpha);
+    case OPT_SEED: return cli_u64(value, "--seed", &c->seed);
+  }
+  return 0;
+}
+
+static int cmd_verify_gemv(int argc, char **argv) {
+  static const struct option options[] = {
+      {"m", required_argument, NULL, OPT_M},           {"k", required_argument, NULL, OPT_K},
+      {"l", required_argument, NULL, OPT_L},           {"layout", required_argument, NULL, OPT_LAYOUT},
+      {"dtype", required_argument, NULL, OPT_DTYPE},   {"alpha", required_argument, NULL, OPT_ALPHA},
+      {"seed", required_argument, NULL, OPT_SEED},     CLI_HELP_OPTION,
+      {0}};
+  nvfp4i_gemv_case c = {.m = 4096, .k = 7168, .l = 1, .a_layout = NVFP4_SF_LINEAR, .dtype = NVFP4_DTYPE_F16,
+                        .alpha = 1.0f, .seed = 1, .nan_row = -1};
+  int status = cli_parse(argc, argv, "nvfp4 verify gemv", usage_verify_gemv, options, take_verify_gemv, &c);
+  if (status != CLI_GO_ON) return status;
+  c.x_layout = c.a_layout;
+  nvfp4_handle *h;
+  if (!cli_open_handle(&h)) return 1;
+  nvfp4i_verdict v;
+  int pass = nvfp4i_verify_gemv(h, &c, &v);
+  char what[160];
+  snprintf(what, sizeof what, "gemv m=%lld k=%lld l=%lld layout=%s dtype=%s alpha=%g seed=%llu", (long long)c.m,
+           (long long)c.k, (long long)c.l, cli_layout_name(c.a_layout), cli_dtype_name(c.dtype), c.alpha,
+           (unsigned long long)c.seed);
+  nvfp4_destroy(h);
+  return report(what, pass, &v);
+}
+
+enum { CLI_MAX_GROUPS = 1024 };
+
+typedef struct verify_grouped_args {
+  nvfp4i_grouped_case c;
+  int64_t m[CLI_MAX_GROUPS], n, k;
+  const char *m_text;
+} verify_grouped_args;
+
+static int take_verify_grouped(int code, const char *value, void *ctx) {
+  verify_grouped_args *a = ctx;
+  switch (code) {
+    case OPT_M:
+      a->m_text = value;
+      return (a->c.groups = a->c.m_count = cli_int_list(value, "--m", 0, SHAPE_MAX, a->m, CLI_MAX_GROUPS)) > 0;
+    case OPT_N: return cli_int(value, "--n", 1, SHAPE_MAX, &a->n);
+    case OPT_K: return cli_int(value, "--k", 1, SHAPE_MAX, &a->k);
+    case OPT_LAYOUT: return cli_layout(value, &a->c.a_layout);
+    case OPT_DTYPE: return cli_dtype(value, &a->c.dtype);
+    case OPT_ALPHA: return cli_float(value, "--alpha", &a->c.alpha);
+    case OPT_SEED: return cli_u64(value, "--seed", &a->c.seed);
+  }
+  return 0;
+}
+
+static int cmd_verify_grouped(int argc, char **argv) {
+  static const struct option options[] = {
+      {"m", required_argument, NULL, OPT_M},           {"n", required_argument, NULL, OPT_N},
+      {"k", required_argument, NULL, OPT_K},           {"layout", required_argument, NULL, OPT_LAYOUT},
+      {"dtype", required_argument, NULL, OPT_DTYPE},   {"alpha", required_argument, NULL, OPT_ALPHA},
+      {"seed", required_argument, NULL, OPT_SEED},     CLI_HELP_OPTION,
+      {0}};
+  verify_grouped_args a = {.m = {80, 176}, .n = 4096, .k = 7168, .m_text = "80,176"};
+  a.c = (nvfp4i_grouped_case){.groups = 2, .m = a.m, .n = &a.n, .k = &a.k, .m_count = 2, .n_count = 1,
+                              .k_count = 1, .a_layout = NVFP4_SF_LINEAR, .dtype = NVFP4_DTYPE_F16, .alpha = 1.0f,
+                              .seed = 1};
+  int status =
+      cli_parse(argc, argv, "nvfp4 verify grouped-gemm", usage_verify_grouped, options, take_verify_grouped, &a);
+  if (status != CLI_GO_ON) return status;
+  a.c.b_layout = a.c.a_layout;
+  nvfp4_handle *h;
+  if (!cli_open_handle(&h)) return 1;
+  nvfp4i_verdict v;
+  int pass = nvfp4i_verify_grouped_gemm(h, &a.c, &v);
+  char what[256];
+  snprintf(what, sizeof what, "grouped-gemm groups=%d m=%.64s n=%lld k=%lld layout=%s dtype=%s alpha=%g seed=%llu",
+           a.c.groups, a.m_text, (long long)a.n, (long long)a.k, cli_layout_name(a.c.a_layout),
+           cli_dtype_name(a.c.dtype), a.c.alpha, (unsigned long long)a.c.seed);
+  nvfp4_destroy(h);
+  return report(what, pass, &v);
+}
+
+static int cmd_verify(int argc, char **argv) {
+  if (argc >= 2 && !strcmp(argv[1], "gemv")) return cmd_verify_gemv(argc - 1, argv + 1);
+  if (argc >= 2 && !strcmp(argv[1], "grouped-gemm")) return cmd_verify_grouped(argc - 1, argv + 1);
+  if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+    printf("%s", usage_verify);
+    return 0;
+  }
+  fprintf(stderr, "nvfp4 verify: name an operation: gemv or grouped-gemm\nTry 'nvfp4 verify --help'.\n");
+  return 2;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "%s", usage_main);
+    return 2;
+  }
+  const char *command = argv[1];
+  if (!strcmp(command, "--help") || !strcmp(command, "-h")) {
+    printf("%s", usage_main);
+    return 0;
+  }
+  if (!strcmp(command, "--version")) {
+    printf("nvfp4 %d.%d.%d (libnvfp4 %u.%u.%u)\n", NVFP4_VERSION_MAJOR, NVFP4_VERSION_MINOR, NVFP4_VERSION_PATCH,
+           nvfp4_version() / 10000, nvfp4_version() / 100 % 100, nvfp4_version() % 100);
+    return 0;
+  }
+  if (!strcmp(command, "info")) return cmd_info(argc - 1, argv + 1);
+  if (!strcmp(command, "verify")) return cmd_verify(argc - 1, argv + 1);
+  if (!strcmp(command, "bench")) return cli_bench(argc - 1, argv + 1);
+  fprintf(stderr, "nvfp4: unknown command '%s'\nTry 'nvfp4 --help'.\n", command);
+  return 2;
+}

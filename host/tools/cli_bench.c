@@ -1,0 +1,311 @@
+#include "cli_bench.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench.h"
+#include "cli_common.h"
+
+static const char usage_bench[] =
+    "usage: nvfp4 bench [--gpumode] [--iters N] [--sets N] [--csv FILE]\n"
+    "       nvfp4 bench gemv [options]          see nvfp4 bench gemv --help\n"
+    "       nvfp4 bench grouped-gemm [options]  see nvfp4 bench grouped-gemm --help\n"
+    "  Without an operation: the GPU MODE benchmark shapes of both (--gpumode, the default), every option\n"
+    "  applying to both. Timing (docs/TIMING.md): N distinct input sets; one repetition synchronises, writes\n"
+    "  256 MB to flush L2, and times one call per set back to back on one stream between two events; a\n"
+    "  call's time is the elapsed time / N, and the median over the repetitions is reported, with the\n"
+    "  single-call latency (one call alone between the events after a flush) beside it. Ceilings measured in\n"
+    "  the same run: the device copy bandwidth, the method's launch floor, a plain read of the GEMV's bytes\n"
+    "  and the f16 tensor-core rate.\n"
+    "  --iters N   repetitions of every measurement (default 50)\n"
+    "  --sets N    input sets (default 15; more where N sets would fit in L2, fewer where memory is short)\n"
+    "  --csv FILE  also write every row to FILE, one header for both operations\n";
+
+static const char usage_bench_gemv[] =
+    "usage: nvfp4 bench gemv [--m M --k K [--l L] | --gpumode | --sweep] [--iters N] [--sets N] [--csv FILE]\n"
+    "  Times nvfp4_gemv (random full-range operands, LINEAR scales, f16 output) and prints the time per call\n"
+    "  (median, min, max) and alone, the bytes moved per second (A, x, their scales and y, each once) and\n"
+    "  their share of the device copy bandwidth, and the time of a plain read of the same bytes (the read\n"
+    "  probe) measured the same way: %read is how close the GEMV comes to a kernel that only reads what it\n"
+    "  must.\n"
+    "  --gpumode (the default): gemv1..3, (M, K, L) = (7168, 16384, 1), (4096, 7168, 8), (7168, 2048, 4)\n"
+    "  --sweep: M in {1, 64, 512, 4096, 16384} x K in {256, 2048, 16384} x L in {1, 8}\n"
+    "  --iters N, --sets N, --csv FILE: as in nvfp4 bench --help\n";
+
+static const char usage_bench_grouped[] =
+    "usage: nvfp4 bench grouped-gemm [--m M1,M2,.. --n N --k K | --gpumode] [--iters N] [--sets N] [--csv FILE]\n"
+    "  Times nvfp4_grouped_gemm (one group per entry of --m, each M_g x N x K, 0 for an empty group; random\n"
+    "  full-range operands, LINEAR scales, f16 output) and prints the time per call and alone, TFLOP/s and\n"
+    "  its share of the f16 tensor-core rate, the bytes moved per second (every non-empty group's operands\n"
+    "  read once, C written once) and their share of the copy bandwidth, and the floors the two ceilings put\n"
+    "  on the call, all measured in the same run.\n"
+    "  --gpumode (the default): GPU MODE's four benchmark cases gg1..4, and moe1: G = 64, M_g in [0, 24]\n"
+    "            drawn from a fixed seed (three groups empty), N = 4096, K = 7168\n"
+    "  --iters N, --sets N, --csv FILE: as in nvfp4 bench --help\n";
+
+enum { OPT_M = 256, OPT_N, OPT_K, OPT_L, OPT_ITERS, OPT_SETS, OPT_CSV, OPT_GPUMODE, OPT_SWEEP };
+enum { BENCH_GEMV = 1, BENCH_GROUPED = 2, MAX_GROUPS = 1024 };
+
+#define SHAPE_MAX INT32_MAX
+
+typedef struct bench_args {
+  int ops; /* BENCH_GEMV | BENCH_GROUPED */
+  int gpumode, sweep;
+  int64_t m[MAX_GROUPS];
+  int m_count; /* 0: --m not given */
+  int64_t n, k, l; /* 0: not given */
+  int64_t iters, sets;
+  const char *csv;
+} bench_args;
+
+static int take_bench(int code, const char *value, void *ctx) {
+  bench_args *a = ctx;
+  switch (code) {
+    case OPT_M: return (a->m_count = cli_int_list(value, "--m", 0, SHAPE_MAX, a->m, MAX_GROUPS)) > 0;
+    case OPT_N: return cli_int(value, "--n", 1, SHAPE_MAX, &a->n);
+    case OPT_K: return cli_int(value, "--k", 1, SHAPE_MAX, &a->k);
+    case OPT_L: return cli_int(value, "--l", 1, SHAPE_MAX, &a->l);
+    case OPT_ITERS: return cli_int(value, "--iters", 1, 1000000, &a->iters);
+    case OPT_SETS: return cli_int(value, "--sets", 1, 1024, &a->sets);
+    case OPT_CSV: a->csv = value; return 1;
+    case OPT_GPUMODE: a->gpumode = 1; return 1;
+    case OPT_SWEEP: a->sweep = 1; return 1;
+  }
+  return 0;
+}
+
+#define COMMON_OPTIONS                                                                                    \
+  {"gpumode", no_argument, NULL, OPT_GPUMODE}, {"iters", required_argument, NULL, OPT_ITERS},             \
+      {"sets", required_argument, NULL, OPT_SETS}, {"csv", required_argument, NULL, OPT_CSV}, CLI_HELP_OPTION
+
+/* Parses the arguments after `bench` (argv[0]) and the operation's word, if any; CLI_GO_ON or the status. */
+static int parse_bench(int argc, char **argv, bench_args *a) {
+  static const struct option both_options[] = {COMMON_OPTIONS, {0}};
+  static const struct option gemv_options[] = {COMMON_OPTIONS,
+                                               {"m", required_argument, NULL, OPT_M},
+                                               {"k", required_argument, NULL, OPT_K},
+                                               {"l", required_argument, NULL, OPT_L},
+                                               {"sweep", no_argument, NULL, OPT_SWEEP},
+                                               {0}};
+  static const struct option grouped_options[] = {COMMON_OPTIONS,
+                                                  {"m", required_argument, NULL, OPT_M},
+                                                  {"n", required_argument, NULL, OPT_N},
+                                                  {"k", required_argument, NULL, OPT_K},
+                                                  {0}};
+  const char *command = "nvfp4 bench", *usage = usage_bench;
+  const struct option *options = both_options;
+  a->ops = BENCH_GEMV | BENCH_GROUPED;
+  if (argc >= 2 && !strcmp(argv[1], "gemv")) {
+    a->ops = BENCH_GEMV;
+    command = "nvfp4 bench gemv", usage = usage_bench_gemv, options = gemv_options;
+  } else if (argc >= 2 && !strcmp(argv[1], "grouped-gemm")) {
+    a->ops = BENCH_GROUPED;
+    command = "nvfp4 bench grouped-gemm", usage = usage_bench_grouped, options = grouped_options;
+  }
+  if (a->ops != (BENCH_GEMV | BENCH_GROUPED)) argc--, argv++;
+  int status = cli_parse(argc, argv, command, usage, options, take_bench, a);
+  if (status != CLI_GO_ON) return status;
+  int custom = a->m_count || a->n || a->k || a->l;
+  const char *conflict = custom && (a->gpumode || a->sweep) ? "a shape of your own goes without --gpumode and --sweep"
+                         : a->gpumode && a->sweep         ? "--gpumode and --sweep exclude each other"
+                         : a->ops == BENCH_GEMV && custom && (a->m_count != 1 || !a->k)
+                             ? "a GEMV shape needs one --m and a --k (--l defaults to 1)"
+                         : a->ops == BENCH_GROUPED && custom && !(a->m_count && a->n && a->k)
+                             ? "a grouped GEMM shape needs --m, --n and --k"
+                             : NULL;
+  if (conflict != NULL) {
+    fprintf(stderr, "%s: %s\nTry '%s --help'.\n", command, conflict, command);
+    return 2;
+  }
+  return CLI_GO_ON;
+}
+
+/* One measured row, in the CSV schema both operations share (NAN: not measured for this operation). */
+typedef struct bench_row {
+  const char *op, *name;
+  int groups;
+  char m_text[256];
+  int64_t n, k, l;
+  nvfp4i_timing t;
+  double bytes, flops, read_us;
+} bench_row;
+
+static const char csv_header[] =
+    "op,shape,groups,m,n,k,l,sets,runs,median_us,min_us,max_us,single_us,bytes,flops,tb_per_s,fraction_of_copy,"
+    "tflops,fraction_of_peak,read_us,fraction_of_read,copy_tb_per_s,peak_tflops";
+
+/* The ceilings measured once per run, and where rows go. */
+typedef struct bench_run {
+  nvfp4_handle *h;
+  nvfp4i_probes probes;
+  FILE *csv;
+  nvfp4i_bench_method method;
+  double copy_tbps, peak_tflops; /* peak: NAN unless grouped GEMM runs */
+} bench_run;
+
+static void csv_number(FILE *f, double v, const char *format) {
+  fputc(',', f);
+  if (!isnan(v)) fprintf(f, format, v);
+}
+
+static void csv_row(const bench_run *run, const bench_row *r) {
+  if (run->csv == NULL) return;
+  double tbps = r->bytes / (r->t.median_us * 1e-6) / 1e12, tflops = r->flops / (r->t.median_us * 1e-6) / 1e12;
+  fprintf(run->csv, "%s,%s,%d,\"%s\",%lld,%lld,%lld,%d,%d,%.3f,%.3f,%.3f,%.3f,%.0f,%.0f", r->op, r->name,
+          r->groups, r->m_text, (long long)r->n, (long long)r->k, (long long)r->l, r->t.sets, r->t.runs,
+          r->t.median_us, r->t.min_us, r->t.max_us, r->t.single_us, r->bytes, r->flops);
+  csv_number(run->csv, tbps, "%.4f");
+  csv_number(run->csv, tbps / run->copy_tbps, "%.4f");
+  csv_number(run->csv, tflops, "%.3f");
+  csv_number(run->csv, tflops / run->peak_tflops, "%.4f");
+  csv_number(run->csv, r->read_us, "%.3f");
+  csv_number(run->csv, r->read_us / r->t.median_us, "%.4f");
+  csv_number(run->csv, run->copy_tbps, "%.4f");
+  csv_number(run->csv, run->peak_tflops, "%.1f");
+  fputc('\n', run->csv);
+}
+
+enum { SWEEP_COUNT = 5 * 3 * 2 };
+
+static void sweep_shapes(nvfp4i_gemv_workload *shapes) {
+  static const int64_t ms[] = {1, 64, 512, 4096, 16384}, ks[] = {256, 2048, 16384}, ls[] = {1, 8};
+  int n = 0;
+  for (int l = 0; l < 2; l++)
+    for (int k = 0; k < 3; k++)
+      for (int m = 0; m < 5; m++) shapes[n++] = (nvfp4i_gemv_workload){"sweep", ms[m], ks[k], ls[l]};
+}
+
+/* Times every GEMV shape the arguments name; 0 when all were measured. */
+static int bench_gemv_shapes(const bench_run *run, const bench_args *a) {
+  nvfp4i_gemv_workload one = {"custom", a->m[0], a->k, a->l ? a->l : 1}, sweep[SWEEP_COUNT];
+  const nvfp4i_gemv_workload *shapes = nvfp4i_gemv_workloads;
+  int count = nvfp4i_gemv_workload_count;
+  if (a->m_count) {
+    shapes = &one;
+    count = 1;
+  } else if (a->sweep) {
+    sweep_shapes(sweep);
+    shapes = sweep;
+    count = SWEEP_COUNT;
+  }
+  printf("\nGEMV. read_us: a plain read of the same bytes (nvfp4_read_probe_sm90a) timed the same way; %%read: its\n"
+         "time over the GEMV's, how close the GEMV comes to a kernel that only reads what it must\n");
+  printf("%-6s %6s %6s %3s %4s %9s %9s %9s %9s %7s %7s %9s %7s\n", "shape", "M", "K", "L", "sets", "median_us",
+         "single_us", "min_us", "max_us", "TB/s", "%copy", "read_us", "%read");
+  int rc = 0;
+  double log_sum = 0.0, log_read_sum = 0.0;
+  for (int i = 0; i < count; i++) {
+    const nvfp4i_gemv_workload *s = &shapes[i];
+    bench_row r = {.op = "gemv", .name = s->name, .groups = 1, .k = s->k, .l = s->l,
+                   .flops = 2.0 * (double)s->m * (double)s->k * (double)s->l};
+    snprintf(r.m_text, sizeof r.m_text, "%lld", (long long)s->m);
+    nvfp4i_timing read;
+    nvfp4_status st = nvfp4i_bench_gemv(run->h, s->m, s->k, s->l, &run->method, &r.t, &r.bytes);
+    if (st == NVFP4_STATUS_SUCCESS) st = nvfp4i_bench_read(&run->probes, r.bytes, run->method.runs, r.t.sets, &read);
+    if (st != NVFP4_STATUS_SUCCESS) {
+      fprintf(stderr, "nvfp4: gemv %lldx%lldx%lld: %s: %s\n", (long long)s->m, (long long)s->k, (long long)s->l,
+              nvfp4_status_string(st), nvfp4_last_error());
+      rc = 1;
+      continue;
+    }
+    r.read_us = read.median_us;
+    double tbps = r.bytes / (r.t.median_us * 1e-6) / 1e12, of_read = r.read_us / r.t.median_us;
+    log_sum += log(tbps / run->copy_tbps);
+    log_read_sum += log(of_read);
+    printf("%-6s %6lld %6lld %3lld %4d %9.2f %9.2f %9.2f %9.2f %7.3f %6.1f%% %9.2f %6.1f%%\n", s->name,
+           (long long)s->m, (long long)s->k, (long long)s->l, r.t.sets, r.t.median_us, r.t.single_us, r.t.min_us,
+           r.t.max_us, tbps, 100.0 * tbps / run->copy_tbps, r.read_us, 100.0 * of_read);
+    csv_row(run, &r);
+  }
+  if (rc == 0 && shapes == nvfp4i_gemv_workloads) /* the GEMV's figure of merit (docs/TIMING.md), and the probe's */
+    printf("geometric mean: %.1f%% of copy bandwidth, %.1f%% of the read probe\n", 100.0 * exp(log_sum / count),
+           100.0 * exp(log_read_sum / count));
+  return rc;
+}
+
+/* Times every grouped GEMM shape the arguments name; 0 when all were measured. */
+static int bench_grouped_shapes(const bench_run *run, const bench_args *a) {
+  nvfp4i_grouped_workload one = {"custom", a->m_count, a->m, a->n, a->k};
+  const nvfp4i_grouped_workload *shapes = a->m_count ? &one : nvfp4i_grouped_workloads;
+  int count = a->m_count ? 1 : nvfp4i_grouped_workload_count;
+  printf("\nGrouped GEMM. flop_us, byte_us: the floors the tensor-core rate and the copy bandwidth put on the\n"
+         "call; x_floor: the time over the larger of the two\n");
+  printf("%-6s %-3s %-28s %5s %5s %4s %9s %9s %8s %7s %7s %7s %9s %9s %7s\n", "shape", "G", "M", "N", "K", "sets",
+         "median_us", "single_us", "TFLOP/s", "%peak", "TB/s", "%copy", "flop_us", "byte_us", "x_floor");
+  int rc = 0;
+  for (int i = 0; i < count; i++) {
+    const nvfp4i_grouped_workload *s = &shapes[i];
+    bench_row r = {.op = "grouped-gemm", .name = s->name, .groups = s->groups, .n = s->n, .k = s->k, .l = 1,
+                   .read_us = NAN};
+    for (int g = 0, len = 0; g < s->groups && len < (int)sizeof r.m_text - 24; g++)
+      len += snprintf(r.m_text + len, sizeof r.m_text - (size_t)len, g ? ",%lld" : "%lld", (long long)s->m[g]);
+    nvfp4_status st =
+        nvfp4i_bench_grouped_gemm(run->h, s->groups, s->m, s->n, s->k, &run->method, &r.t, &r.flops, &r.bytes);
+    if (st != NVFP4_STATUS_SUCCESS) {
+      fprintf(stderr, "nvfp4: grouped-gemm %s x %lld x %lld: %s: %s\n", r.m_text, (long long)s->n, (long long)s->k,
+              nvfp4_status_string(st), nvfp4_last_error());
+      rc = 1;
+      continue;
+    }
+    double tflops = r.flops / (r.t.median_us * 1e-6) / 1e12, tbps = r.bytes / (r.t.median_us * 1e-6) / 1e12;
+    double flop_us = r.flops / (run->peak_tflops * 1e12) * 1e6, byte_us = r.bytes / (run->copy_tbps * 1e12) * 1e6;
+    printf("%-6s %-3d %-28.28s %5lld %5lld %4d %9.2f %9.2f %8.1f %6.1f%% %7.3f %6.1f%% %9.2f %9.2f %7.2f\n", s->name,
+           s->groups, r.m_text, (long long)s->n, (long long)s->k, r.t.sets, r.t.median_us, r.t.single_us, tflops,
+           100.0 * tflops / run->peak_tflops, tbps, 100.0 * tbps / run->copy_tbps, flop_us, byte_us,
+           r.t.median_us / fmax(flop_us, byte_us));
+    csv_row(run, &r);
+  }
+  return rc;
+}
+
+/* The ceilings every row is divided by, measured once in this run. */
+static int measure_ceilings(bench_run *run, int ops) {
+  nvfp4i_timing floor;
+  nvfp4_status s = nvfp4i_bench_copy_bandwidth(&run->method, &run->copy_tbps);
+  if (s == NVFP4_STATUS_SUCCESS) s = nvfp4i_bench_launch_floor(&run->method, &floor);
+  if (s == NVFP4_STATUS_SUCCESS && (ops & BENCH_GROUPED))
+    s = nvfp4i_bench_wgmma_peak(&run->probes, run->method.runs, &run->peak_tflops);
+  if (s != NVFP4_STATUS_SUCCESS) {
+    fprintf(stderr, "nvfp4: ceilings: %s: %s\n", nvfp4_status_string(s), nvfp4_last_error());
+    return 0;
+  }
+  printf("timing: median of %d repetitions; per call = a repetition's time over its sets, back to back after an\n"
+         "L2 flush; single = one call alone after a flush (docs/TIMING.md)\n", run->method.runs);
+  printf("device copy bandwidth: %.3f TB/s (read + write, 1 GiB)\n", run->copy_tbps);
+  printf("launch floor:          %.2f us per call, %.2f us single (a 16-byte memset timed the same way, %d sets)\n",
+         floor.median_us, floor.single_us, floor.sets);
+  if (ops & BENCH_GROUPED)
+    printf("f16 tensor-core rate:  %.1f TFLOP/s (wgmma.m64n256k16 on every SM)\n", run->peak_tflops);
+  return 1;
+}
+
+int cli_bench(int argc, char **argv) {
+  bench_args a = {.iters = 50, .sets = 15};
+  int status = parse_bench(argc, argv, &a);
+  if (status != CLI_GO_ON) return status;
+  bench_run run = {.method = {(int)a.iters, (int)a.sets}, .peak_tflops = NAN};
+  if (!cli_open_handle(&run.h)) return 1;
+  int rc = 1;
+  nvfp4_status s = nvfp4i_probes_load(run.h, &run.probes);
+  if (s != NVFP4_STATUS_SUCCESS) {
+    fprintf(stderr, "nvfp4: the measuring kernels: %s: %s\n", nvfp4_status_string(s), nvfp4_last_error());
+    goto destroy;
+  }
+  if (a.csv != NULL && (run.csv = fopen(a.csv, "w")) == NULL) {
+    fprintf(stderr, "nvfp4: cannot write %s\n", a.csv);
+    goto unload;
+  }
+  if (run.csv) fprintf(run.csv, "%s\n", csv_header);
+  if (!measure_ceilings(&run, a.ops)) goto close;
+  rc = 0;
+  if (a.ops & BENCH_GEMV) rc |= bench_gemv_shapes(&run, &a);
+  if (a.ops & BENCH_GROUPED) rc |= bench_grouped_shapes(&run, &a);
+close:
+  if (run.csv) fclose(run.csv);
+unload:
+  nvfp4i_probes_unload(&run.probes);
+destroy:
+  nvfp4_destroy(run.h);
+  return rc;
+}

@@ -1,0 +1,65 @@
+/* ptx/sm90a/gemv_layout.h - the GEMV kernel family's layout: entry names, launch shape, shared memory and
+ * the parameter block. gemv.ptx includes it through cpp and host/gemv.c through the C compiler, which checks
+ * its parameter struct against these offsets; nothing here is copied by hand. Only #defines: PTX reads
+ * them too. Where PTX takes no expression (an array size, .maxntid) the value is a literal, and the host
+ * checks it against what it stands for. */
+#ifndef NVFP4_PTX_SM90A_GEMV_LAYOUT_H
+#define NVFP4_PTX_SM90A_GEMV_LAYOUT_H
+
+/* The entries: the same parameters, launch and method; see gemv.ptx, "Ragged chunk counts". */
+#define GEMV_ENTRY_PLAIN nvfp4_gemv_sm90a
+#define GEMV_ENTRY_EQUAL_STEPS nvfp4_gemv_equal_steps_sm90a
+
+/* Launch: block (GEMV_THREADS, 1, 1) = 8 warps; grid (P, L, 1), persistent (see gemv.ptx). */
+#define GEMV_THREADS 256
+#define GEMV_THREADS_LOG2 8
+#define GEMV_ROWS_PER_QUAD 4 /* a thread group owns 4 rows of a tile: a quad */
+
+/* Shared memory. Dynamic: x of the CTA's batch, decoded, per 32-element chunk GEMV_X_CHUNK_BYTES signed
+ * bytes 2*e2m1 and then, after all chunks, GEMV_X_SF_CHUNK_BYTES of two f32 scales times 1/4. Static:
+ * warp_partials, [2 buffers][8 warps][4 rows] of f32 (GEMV_WARP_PARTIALS of them), for groups wider than
+ * a warp. */
+#define GEMV_X_CHUNK_BYTES 32
+#define GEMV_X_SF_CHUNK_BYTES 8
+#define GEMV_SMEM_PER_CHUNK (GEMV_X_CHUNK_BYTES + GEMV_X_SF_CHUNK_BYTES)
+#define GEMV_WARP_PARTIALS 64
+#define GEMV_PARTIALS_BUFFER_BYTES 128 /* one buffer: 8 warps x 4 rows x 4 bytes */
+#define GEMV_STATIC_SMEM (GEMV_WARP_PARTIALS * 4)
+#define GEMV_MAX_DYNAMIC_SMEM (227 * 1024 - GEMV_STATIC_SMEM) /* the sm_90 limit per block, less the static */
+
+/* The parameter block, one .param .b8 array of GEMV_PARAM_BYTES (byte offset: meaning). Literal offsets, so
+ * that build/ptx reads [p_gemv + 152]; host/gemv.c checks every one against its struct. Data pointers are
+ * 16-byte aligned, and so are ld and batch strides of A and x. */
+#define GEMV_P_A_DATA 0                           /* u64  A, packed e2m1 (even k in the low nibble) */
+#define GEMV_P_A_SF 8                             /* u64  A's e4m3 block scales */
+#define GEMV_P_X_DATA 16                          /* u64  x, packed e2m1 */
+#define GEMV_P_X_SF 24                            /* u64  x's e4m3 block scales */
+#define GEMV_P_Y 32                               /* u64  output */
+#define GEMV_P_A_LD 40                            /* u64  bytes between rows of A */
+#define GEMV_P_A_BATCH_STRIDE 48                  /* u64  bytes between batches of A */
+#define GEMV_P_A_SF_BATCH_STRIDE 56               /* u64  bytes between batches of A's scales */
+/* u64 x3: scale-row offset = (r/128)*step128 + ((r%128)/32)*step32 + (r%32)*step1;
+ * LINEAR: 128*sf_ld, 32*sf_ld, sf_ld; BLOCKED_128x4: ceil(K/64)*512, 4, 16 */
+#define GEMV_P_A_SF_ROW_STEP128 64
+#define GEMV_P_A_SF_ROW_STEP32 72
+#define GEMV_P_A_SF_ROW_STEP1 80
+#define GEMV_P_X_BATCH_STRIDE 88                  /* u64  bytes between batches of x */
+#define GEMV_P_X_SF_BATCH_STRIDE 96               /* u64  bytes between batches of x's scales */
+#define GEMV_P_Y_LD 104                           /* u64  elements between consecutive m of y */
+#define GEMV_P_Y_BATCH_STRIDE 112                 /* u64  elements between batches of y */
+#define GEMV_P_M 120                              /* u32  rows of A */
+#define GEMV_P_CHUNKS_PER_ROW 124                 /* u32  K / 32 (a chunk: 16 bytes of A, 2 scales) */
+/* u32 x2: bytes from the scales of chunk pair c/2 to the next: LINEAR 4, BLOCKED 512 (the two scales of one
+ * chunk are adjacent in both layouts) */
+#define GEMV_P_A_SF_PAIR_STEP 128
+#define GEMV_P_X_SF_PAIR_STEP 132
+/* u32  1..8: threads that split one row's K (a group of 2..256 threads; above 32 a group spans several warps
+ * and reduces through shared memory) */
+#define GEMV_P_LANES_PER_ROW_LOG2 136
+#define GEMV_P_QUADS_PER_BATCH 140                /* u32  ceil(M / 4) */
+#define GEMV_P_QUADS_PER_CTA 144                  /* u32  consecutive quads per CTA */
+#define GEMV_P_Y_DTYPE 148                        /* u32  0 f16, 1 bf16, 2 f32 */
+#define GEMV_P_ALPHA 152                          /* f32 */
+#define GEMV_PARAM_BYTES 156                      /* GEMV_P_ALPHA + 4 */
+
+#endif

@@ -1,0 +1,329 @@
+/*
+ * A stand-in for libcuda.so.1 with no GPU behind it, so that tests run the library and the nvfp4 command
+ * end to end on a machine without one (NVFP4_LIBCUDA=build/tests/libcuda_fake.so). One device (sm_90,
+ * 132 SMs, 60 MB of L2); device memory is host memory, copies and memsets are memcpy and memset, a launch
+ * does nothing but count, an event records the host clock. Results are garbage: what it tests is that
+ * every path runs, frees what it takes and exits as documented, and (fake_cuda_launches) whether a call
+ * launched anything.
+ *
+ * FAKE_CUDA_MISSING=name,name: kernel images lack these entries (cuModuleGetFunction: not found).
+ */
+#include <cuda.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#define FAKE_CONTEXT ((CUcontext)(uintptr_t)0x1000)
+#define FAKE_MODULE ((CUmodule)(uintptr_t)0x2000)
+#define FAKE_STREAM ((CUstream)(uintptr_t)0x3000)
+#define FAKE_FREE_BYTES (16ull << 30)
+#define HUGE_PAGE ((size_t)2 << 20)
+
+static _Thread_local CUcontext current, pushed[8]; /* pushed: the contexts cuCtxPushCurrent replaced */
+static _Thread_local int depth;
+static long launches;
+
+static CUresult fake_cuInit(unsigned int flags) { return flags == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE; }
+
+static CUresult fake_cuDriverGetVersion(int *version) {
+  *version = 12080;
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuGetErrorName(CUresult error, const char **name) {
+  *name = error == CUDA_ERROR_OUT_OF_MEMORY ? "CUDA_ERROR_OUT_OF_MEMORY" : "CUDA_ERROR_FAKE";
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuGetErrorString(CUresult error, const char **text) {
+  *text = error == CUDA_ERROR_OUT_OF_MEMORY ? "out of memory" : "an error of the fake driver";
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuCtxGetCurrent(CUcontext *ctx) {
+  *ctx = current;
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuCtxSetCurrent(CUcontext ctx) {
+  current = ctx;
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuCtxGetDevice(CUdevice *device) {
+  *device = 0;
+  return current ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
+
+static CUresult fake_cuCtxPushCurrent(CUcontext ctx) {
+  if (depth == (int)(sizeof pushed / sizeof pushed[0])) return CUDA_ERROR_INVALID_VALUE;
+  pushed[depth++] = current;
+  current = ctx;
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuCtxPopCurrent(CUcontext *ctx) {
+  if (depth == 0) return CUDA_ERROR_INVALID_CONTEXT;
+  *ctx = current;
+  current = pushed[--depth];
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuCtxSynchronize(void) { return current ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT; }
+
+static CUresult fake_cuDeviceGet(CUdevice *device, int ordinal) {
+  *device = 0;
+  return ordinal == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+
+static CUresult fake_cuDeviceGetCount(int *count) {
+  *count = 1;
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuDeviceGetAttribute(int *value, CUdevice_attribute attribute, CUdevice device) {
+  (void)device;
+  switch (attribute) {
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *value = 9; break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *value = 0; break;
+    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *value = 132; break;
+    case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: *value = 60 << 20; break;
+    default: *value = 0;
+  }
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuDeviceGetName(char *name, int length, CUdevice device) {
+  (void)device;
+  snprintf(name, (size_t)length, "fake device (no GPU)");
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice device) {
+  (void)device;
+  *ctx = FAKE_CONTEXT;
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuDevicePrimaryCtxRelease(CUdevice device) {
+  (void)device;
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuModuleLoadData(CUmodule *module, const void *image) {
+  *module = FAKE_MODULE;
+  return image ? CUDA_SUCCESS : CUDA_ERROR_INVALID_IMAGE;
+}
+
+static CUresult fake_cuModuleUnload(CUmodule module) {
+  return module == FAKE_MODULE ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+static int missing(const char *name) {
+  const char *list = getenv("FAKE_CUDA_MISSING");
+  size_t length = strlen(name);
+  for (const char *p = list ? strstr(list, name) : NULL; p != NULL; p = strstr(p + 1, name))
+    if ((p == list || p[-1] == ',') && (p[length] == '\0' || p[length] == ',')) return 1;
+  return 0;
+}
+
+static CUresult fake_cuModuleGetFunction(CUfunction *fn, CUmodule module, const char *name) {
+  (void)module;
+  if (missing(name)) return CUDA_ERROR_NOT_FOUND;
+  *fn = (CUfunction)(uintptr_t)name; /* any non-NULL handle */
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuFuncGetAttribute(int *value, CUfunction_attribute attribute, CUfunction fn) {
+  (void)fn;
+  *value = attribute == CU_FUNC_ATTRIBUTE_NUM_REGS ? 128 : 0;
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuFuncSetAttribute(CUfunction fn, CUfunction_attribute attribute, int value) {
+  (void)fn, (void)attribute, (void)value;
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, CUfunction fn, int threads,
+                                                                 size_t smem) {
+  (void)fn, (void)threads, (void)smem;
+  *blocks = 2;
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction fn, void **params, void **extra) {
+  (void)extra;
+  if (config == NULL || fn == NULL || params == NULL || config->gridDimX == 0 || config->blockDimX == 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  launches++;
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuTensorMapEncodeTiled(CUtensorMap *map, CUtensorMapDataType type, cuuint32_t rank,
+                                            void *address, const cuuint64_t *dims, const cuuint64_t *strides,
+                                            const cuuint32_t *box, const cuuint32_t *element_strides,
+                                            CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
+                                            CUtensorMapL2promotion promotion, CUtensorMapFloatOOBfill fill) {
+  (void)type, (void)rank, (void)dims, (void)strides, (void)box, (void)element_strides, (void)interleave;
+  (void)swizzle, (void)promotion, (void)fill;
+  memset(map, 0, sizeof *map);
+  return (uintptr_t)address % 16 == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+/* Large allocations ask for huge pages: the benchmarks' gigabytes would otherwise spend seconds faulting in. */
+static CUresult fake_cuMemAlloc(CUdeviceptr *p, size_t bytes) {
+  if (bytes == 0) return CUDA_ERROR_INVALID_VALUE;
+  size_t align = bytes >= HUGE_PAGE ? HUGE_PAGE : 256, size = (bytes + align - 1) / align * align;
+  void *memory = aligned_alloc(align, size);
+  if (memory != NULL && align == HUGE_PAGE) madvise(memory, size, MADV_HUGEPAGE);
+  *p = (CUdeviceptr)(uintptr_t)memory;
+  return memory ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+static CUresult fake_cuMemFree(CUdeviceptr p) {
+  free((void *)(uintptr_t)p);
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuMemGetInfo(size_t *free_bytes, size_t *total_bytes) {
+  *free_bytes = *total_bytes = FAKE_FREE_BYTES;
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t bytes) {
+  memcpy((void *)(uintptr_t)dst, src, bytes);
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t bytes) {
+  memcpy(dst, (const void *)(uintptr_t)src, bytes);
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream) {
+  (void)stream;
+  memcpy((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes);
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuMemsetD8(CUdeviceptr dst, unsigned char value, size_t bytes) {
+  memset((void *)(uintptr_t)dst, value, bytes);
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t bytes, CUstream stream) {
+  (void)stream;
+  return fake_cuMemsetD8(dst, value, bytes);
+}
+
+static CUresult fake_cuStreamCreate(CUstream *stream, unsigned int flags) {
+  (void)flags;
+  *stream = FAKE_STREAM;
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuStream(CUstream stream) {
+  (void)stream;
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuStreamBeginCapture(CUstream stream, CUstreamCaptureMode mode) {
+  (void)stream, (void)mode;
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+static CUresult fake_cuStreamEndCapture(CUstream stream, CUgraph *graph) {
+  (void)stream, (void)graph;
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+static CUresult fake_cuGraphInstantiateWithFlags(CUgraphExec *exec, CUgraph graph, unsigned long long flags) {
+  (void)exec, (void)graph, (void)flags;
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+static CUresult fake_cuGraphLaunch(CUgraphExec exec, CUstream stream) {
+  (void)exec, (void)stream;
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+static CUresult fake_cuGraphExecDestroy(CUgraphExec exec) {
+  (void)exec;
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+static CUresult fake_cuGraphDestroy(CUgraph graph) {
+  (void)graph;
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+/* An event is a host time in milliseconds. */
+static CUresult fake_cuEventCreate(CUevent *event, unsigned int flags) {
+  (void)flags;
+  *event = calloc(1, sizeof(double));
+  return *event ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+static CUresult fake_cuEventDestroy(CUevent event) {
+  free(event);
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuEventRecord(CUevent event, CUstream stream) {
+  (void)stream;
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  *(double *)(void *)event = (double)now.tv_sec * 1e3 + (double)now.tv_nsec * 1e-6;
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuEventSynchronize(CUevent event) {
+  (void)event;
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuEventElapsedTime(float *ms, CUevent start, CUevent stop) {
+  *ms = (float)(*(double *)(void *)stop - *(double *)(void *)start) + 1e-3f; /* never 0 */
+  return CUDA_SUCCESS;
+}
+
+static const struct {
+  const char *name;
+  void *fn;
+} functions[] = {
+#define FAKE(name) {#name, (void *)fake_##name}
+    FAKE(cuInit), FAKE(cuDriverGetVersion), FAKE(cuGetErrorName), FAKE(cuGetErrorString), FAKE(cuCtxGetCurrent),
+    FAKE(cuCtxSetCurrent), FAKE(cuCtxGetDevice), FAKE(cuCtxPushCurrent), FAKE(cuCtxPopCurrent),
+    FAKE(cuCtxSynchronize), FAKE(cuDeviceGet), FAKE(cuDeviceGetCount), FAKE(cuDeviceGetAttribute),
+    FAKE(cuDeviceGetName), FAKE(cuDevicePrimaryCtxRetain), FAKE(cuDevicePrimaryCtxRelease),
+    FAKE(cuModuleLoadData), FAKE(cuModuleUnload), FAKE(cuModuleGetFunction), FAKE(cuFuncGetAttribute),
+    FAKE(cuFuncSetAttribute), FAKE(cuOccupancyMaxActiveBlocksPerMultiprocessor), FAKE(cuLaunchKernelEx),
+    FAKE(cuTensorMapEncodeTiled), FAKE(cuMemAlloc), FAKE(cuMemFree), FAKE(cuMemGetInfo), FAKE(cuMemcpyHtoD),
+    FAKE(cuMemcpyDtoH), FAKE(cuMemcpyDtoDAsync), FAKE(cuMemsetD8), FAKE(cuMemsetD8Async), FAKE(cuStreamCreate),
+    {"cuStreamDestroy", (void *)fake_cuStream}, {"cuStreamSynchronize", (void *)fake_cuStream},
+    FAKE(cuStreamBeginCapture), FAKE(cuStreamEndCapture), FAKE(cuGraphInstantiateWithFlags), FAKE(cuGraphLaunch),
+    FAKE(cuGraphExecDestroy), FAKE(cuGraphDestroy), FAKE(cuEventCreate), FAKE(cuEventDestroy),
+    FAKE(cuEventRecord), FAKE(cuEventSynchronize), FAKE(cuEventElapsedTime),
+#undef FAKE
+};
+
+/* Kernel launches so far in this process (for a test: dlopen this library with RTLD_NOLOAD, dlsym this). */
+__attribute__((visibility("default"))) long fake_cuda_launches(void) { return launches; }
+
+__attribute__((visibility("default"))) CUresult cuGetProcAddress_v2(const char *symbol, void **fn, int version,
+                                                                    cuuint64_t flags,
+                                                                    CUdriverProcAddressQueryResult *found) {
+  (void)version, (void)flags;
+  for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++)
+    if (!strcmp(symbol, functions[i].name)) {
+      *fn = functions[i].fn;
+      *found = CU_GET_PROC_ADDRESS_SUCCESS;
+      return CUDA_SUCCESS;
+    }
+  *fn = NULL;
+  *found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+  return CUDA_ERROR_NOT_FOUND;
+}

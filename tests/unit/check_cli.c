@@ -1,0 +1,209 @@
+/* The nvfp4 command as a user meets it, run as a child process: each command's own help, the version,
+ * usage errors (exit 2), no driver (exit 1, saying so), and every command end to end over the fake driver
+ * (tests/fake/libcuda.c: no GPU behind it, so nothing computes and verify must fail). */
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "nvfp4.h"
+#include "suites.h"
+
+extern char **environ;
+
+enum { MAX_ARGS = 16, OUTPUT_BYTES = 1 << 16 };
+
+typedef struct run {
+  int status;                 /* the exit status; -1 when it did not exit normally */
+  char output[OUTPUT_BYTES];  /* stdout and stderr, interleaved */
+} run;
+
+/* Runs build/bin/nvfp4 with `args` (NULL-terminated) and NVFP4_LIBCUDA=libcuda (NULL: the real driver). */
+static void run_nvfp4(const char *libcuda, const char *const *args, run *r) {
+  char out_path[] = "/tmp/nvfp4-cli-XXXXXX";
+  int fd = mkstemp(out_path);
+  ck_assert_int_ge(fd, 0);
+  if (libcuda != NULL) setenv("NVFP4_LIBCUDA", libcuda, 1);
+  else unsetenv("NVFP4_LIBCUDA");
+  char *argv[MAX_ARGS + 2] = {(char *)test_build_file("bin/nvfp4")}; /* libcuda may be the last such path */
+  for (int i = 0; args[i] != NULL; i++) {
+    ck_assert_int_lt(i, MAX_ARGS);
+    argv[i + 1] = (char *)args[i];
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fd, STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, fd, STDERR_FILENO);
+  pid_t pid;
+  ck_assert_int_eq(posix_spawn(&pid, argv[0], &actions, NULL, argv, environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  int wstatus;
+  ck_assert_int_eq(waitpid(pid, &wstatus, 0), pid);
+  r->status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
+  ssize_t n = pread(fd, r->output, sizeof r->output - 1, 0);
+  r->output[n > 0 ? n : 0] = '\0';
+  close(fd);
+  unlink(out_path);
+}
+
+#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+static void assert_run(const run *r, int status, const char *text, const char *what) {
+  ck_assert_msg(r->status == status, "%s: exit %d, expected %d; output:\n%s", what, r->status, status, r->output);
+  ck_assert_msg(strstr(r->output, text) != NULL, "%s: output lacks '%s':\n%s", what, text, r->output);
+}
+
+typedef struct cli_case {
+  const char *const *args;
+  const char *expected; /* must appear in the output */
+} cli_case;
+
+static const cli_case help_cases[] = {
+    {ARGS("--help"), "usage: nvfp4 <command>"},
+    {ARGS("info", "--help"), "usage: nvfp4 info"},
+    {ARGS("verify", "--help"), "usage: nvfp4 verify gemv|grouped-gemm"},
+    {ARGS("verify", "gemv", "--help"), "usage: nvfp4 verify gemv ["},
+    {ARGS("verify", "grouped-gemm", "--help"), "usage: nvfp4 verify grouped-gemm ["},
+    {ARGS("bench", "--help"), "usage: nvfp4 bench [--gpumode]"},
+    {ARGS("bench", "gemv", "--help"), "usage: nvfp4 bench gemv ["},
+    {ARGS("bench", "grouped-gemm", "--help"), "usage: nvfp4 bench grouped-gemm ["},
+};
+
+START_TEST(each_command_prints_its_own_help) {
+  run r;
+  run_nvfp4(NULL, help_cases[_i].args, &r);
+  assert_run(&r, 0, help_cases[_i].expected, help_cases[_i].args[0]);
+  ck_assert_msg(strncmp(r.output, help_cases[_i].expected, strlen(help_cases[_i].expected)) == 0,
+                "the help does not start with its own usage line:\n%s", r.output);
+}
+END_TEST
+
+START_TEST(version_names_the_command_and_the_library) {
+  run r;
+  run_nvfp4(NULL, ARGS("--version"), &r);
+  char expected[64];
+  snprintf(expected, sizeof expected, "nvfp4 %d.%d.%d (libnvfp4 %d.%d.%d)\n", NVFP4_VERSION_MAJOR,
+           NVFP4_VERSION_MINOR, NVFP4_VERSION_PATCH, NVFP4_VERSION_MAJOR, NVFP4_VERSION_MINOR, NVFP4_VERSION_PATCH);
+  assert_run(&r, 0, expected, "--version");
+}
+END_TEST
+
+static const cli_case usage_cases[] = {
+    {ARGS("verify", "gemv", "--alpha", "abc"), "--alpha: 'abc' is not a finite number"},
+    {ARGS("verify", "gemv", "--alpha", "1e39"), "--alpha: '1e39'"},
+    {ARGS("verify", "gemv", "--alpha", "0.5x"), "--alpha: '0.5x'"},
+    {ARGS("verify", "gemv", "--alpha", "nan"), "--alpha: 'nan'"},
+    {ARGS("verify", "gemv", "--m", "12x"), "--m: '12x' is not an integer"},
+    {ARGS("verify", "gemv", "--m", "99999999999999999999"), "--m: '99999999999999999999'"},
+    {ARGS("verify", "gemv", "--m", "0"), "--m: '0' is not an integer in [1,"},
+    {ARGS("verify", "gemv", "--m", " 5"), "--m: ' 5'"},
+    {ARGS("verify", "gemv", "--seed", "-1"), "--seed: '-1'"},
+    {ARGS("verify", "gemv", "--layout", "tiled"), "--layout: 'tiled' is not one of linear blocked"},
+    {ARGS("verify", "gemv", "--dtype", "f8"), "--dtype: 'f8'"},
+    {ARGS("verify", "gemv", "--bogus"), "unrecognized option '--bogus'"},
+    {ARGS("verify", "gemv", "--m"), "requires an argument"},
+    {ARGS("verify", "gemv", "stray"), "unexpected argument 'stray'"},
+    {ARGS("verify", "grouped-gemm", "--m", "1,,2"), "--m: '1,,2' is not a list"},
+    {ARGS("verify", "grouped-gemm", "--m", "80,176,"), "--m: '80,176,' is not a list"},
+    {ARGS("verify"), "name an operation"},
+    {ARGS("bench", "--m", "5"), "unrecognized option '--m'"},
+    {ARGS("bench", "--iters", "0"), "--iters: '0'"},
+    {ARGS("bench", "--sets", "2x"), "--sets: '2x'"},
+    {ARGS("bench", "gemv", "--m", "64"), "a GEMV shape needs one --m and a --k"},
+    {ARGS("bench", "gemv", "--m", "64", "--k", "256", "--gpumode"), "without --gpumode and --sweep"},
+    {ARGS("bench", "grouped-gemm", "--m", "8", "--k", "256"), "needs --m, --n and --k"},
+    {ARGS("bench", "grouped-gemm", "--sweep"), "unrecognized option '--sweep'"},
+    {ARGS("frobnicate"), "unknown command 'frobnicate'"},
+};
+
+START_TEST(usage_errors_exit_2_saying_why) {
+  run r;
+  run_nvfp4(NULL, usage_cases[_i].args, &r);
+  assert_run(&r, 2, usage_cases[_i].expected, usage_cases[_i].expected);
+}
+END_TEST
+
+static const char *const *const kernel_commands[] = {
+    ARGS("bench"), ARGS("bench", "--gpumode"), ARGS("info"), ARGS("verify", "gemv"), ARGS("verify", "grouped-gemm"),
+};
+
+START_TEST(without_a_driver_commands_exit_1_saying_so) {
+  run r;
+  run_nvfp4("/nonexistent/libcuda.so.1", kernel_commands[_i], &r);
+  assert_run(&r, 1, "CUDA driver library not found", kernel_commands[_i][0]);
+  assert_run(&r, 1, "needs an NVIDIA GPU", kernel_commands[_i][0]);
+}
+END_TEST
+
+START_TEST(bench_runs_every_workload_on_the_fake_driver) {
+  char csv[] = "/tmp/nvfp4-bench-XXXXXX";
+  int fd = mkstemp(csv);
+  ck_assert_int_ge(fd, 0);
+  run r;
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "--iters", "1", "--sets", "1", "--csv", csv), &r);
+  static const char *const rows[] = {"gemv1", "gemv2", "gemv3", "gg1", "gg2", "gg3", "gg4", "moe1"};
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) assert_run(&r, 0, rows[i], "bench");
+  char text[8192];
+  ssize_t n = pread(fd, text, sizeof text - 1, 0);
+  text[n > 0 ? n : 0] = '\0';
+  close(fd);
+  unlink(csv);
+  int lines = 0;
+  for (const char *p = text; *p; p++) lines += *p == '\n';
+  ck_assert_msg(lines == 1 + 8, "the CSV has %d lines, expected a header and 8 rows:\n%s", lines, text);
+}
+END_TEST
+
+START_TEST(bench_takes_shapes_of_ones_own_on_the_fake_driver) {
+  run r;
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "gemv", "--m", "64", "--k", "256", "--l", "3",
+                                                     "--iters", "2", "--sets", "2"), &r);
+  assert_run(&r, 0, "custom     64    256   3", "bench gemv");
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "grouped-gemm", "--m", "0,7,33", "--n", "64", "--k",
+                                                     "256", "--iters", "2", "--sets", "2"), &r);
+  assert_run(&r, 0, "custom 3   0,7,33", "bench grouped-gemm");
+}
+END_TEST
+
+START_TEST(verify_fails_an_output_nothing_wrote) {
+  run r;
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("verify", "gemv", "--m", "70", "--k", "256", "--l", "2"), &r);
+  assert_run(&r, 1, "FAIL", "verify gemv");
+  assert_run(&r, 1, "140 outside the bar", "verify gemv");
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("verify", "grouped-gemm", "--m", "3,0,5", "--n", "40", "--k",
+                                                     "64"), &r);
+  assert_run(&r, 1, "never written", "verify grouped-gemm");
+  assert_run(&r, 1, "FAIL", "verify grouped-gemm");
+}
+END_TEST
+
+START_TEST(info_lists_the_kernels_on_the_fake_driver) {
+  run r;
+  setenv("FAKE_CUDA_MISSING", "nvfp4_grouped_gemm_sm90a", 1);
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("info"), &r);
+  assert_run(&r, 0, "device   fake device (no GPU), sm_90, 132 SMs", "info");
+  assert_run(&r, 0, "kernel   nvfp4_gemv_sm90a             128 registers", "info");
+  assert_run(&r, 0, "kernel   nvfp4_grouped_gemm_sm90a     not in this image", "info");
+}
+END_TEST
+
+Suite *cli_suite(void) {
+  Suite *s = suite_create("cli");
+  TCase *words = tcase_create("help, version, usage errors, no driver");
+  tcase_add_loop_test(words, each_command_prints_its_own_help, 0, (int)(sizeof help_cases / sizeof help_cases[0]));
+  tcase_add_test(words, version_names_the_command_and_the_library);
+  tcase_add_loop_test(words, usage_errors_exit_2_saying_why, 0, (int)(sizeof usage_cases / sizeof usage_cases[0]));
+  tcase_add_loop_test(words, without_a_driver_commands_exit_1_saying_so, 0,
+                      (int)(sizeof kernel_commands / sizeof kernel_commands[0]));
+  suite_add_tcase(s, words);
+  TCase *fake = tcase_create("every command end to end on the fake driver");
+  tcase_set_timeout(fake, 300); /* moe1's sets and the 256 MB flushes are host memory here */
+  tcase_add_test(fake, bench_runs_every_workload_on_the_fake_driver);
+  tcase_add_test(fake, bench_takes_shapes_of_ones_own_on_the_fake_driver);
+  tcase_add_test(fake, verify_fails_an_output_nothing_wrote);
+  tcase_add_test(fake, info_lists_the_kernels_on_the_fake_driver);
+  suite_add_tcase(s, fake);
+  return s;
+}
