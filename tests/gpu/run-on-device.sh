@@ -10,8 +10,10 @@ status=0
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv > "$OUT/gpu.txt" 2>&1
 timeout 30 build/bin/nvfp4 info > "$OUT/info.txt" 2>&1 || status=1
 CK_FORK=no timeout 400 build/tests/gpu_tests > "$OUT/gpu_tests.txt" 2>&1 || status=1
+# The "image" test case is left out here: it loads an image of one kernel family on purpose, and the driver's
+# CUDA_ERROR_NOT_FOUND for the kernels that image lacks counts as an error for compute-sanitizer.
 for tool in memcheck racecheck synccheck; do
-  NVFP4_GPU_QUICK=1 CK_FORK=no timeout 150 compute-sanitizer --tool $tool --error-exitcode 3 build/tests/gpu_tests \
+  NVFP4_GPU_QUICK=1 CK_FORK=no CK_EXCLUDE_TAGS=image timeout 150 compute-sanitizer --tool $tool --error-exitcode 3 build/tests/gpu_tests \
     > "$OUT/$tool.txt" 2>&1 || status=1
 done
 timeout 120 build/bin/nvfp4 bench gemv --gpumode --iters 50 --csv "$OUT/bench_gemv.csv" > "$OUT/bench_gemv.txt" 2>&1 \
