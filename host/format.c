@@ -38,35 +38,49 @@ int64_t nvfp4i_sf_batch_bytes(nvfp4_sf_layout layout, int64_t sf_ld, int64_t row
   return (rows + 127) / 128 * ((k / 16 + 3) / 4) * 512;
 }
 
-/* Rounds v to a binary format with `mantissa_bits` stored bits and exponent bias `bias` (IEEE layout,
- * 1 + exponent_bits + mantissa_bits wide), round-to-nearest-even, overflow to infinity. */
-static uint32_t round_to_binary(double v, int exponent_bits, int mantissa_bits) {
-  uint32_t sign = signbit(v) ? 1u << (exponent_bits + mantissa_bits) : 0u;
-  uint32_t exp_all_ones = (1u << exponent_bits) - 1u;
-  if (isnan(v)) return sign | exp_all_ones << mantissa_bits | 1u << (mantissa_bits - 1);
-  double a = fabs(v);
-  if (isinf(a)) return sign | exp_all_ones << mantissa_bits;
-  int bias = (int)exp_all_ones / 2;
+/* The exponent and mantissa fields of finite a >= 0 rounded to nearest-even in a binary format with
+ * `exponent_bits` (bias 2^(exponent_bits-1) - 1, subnormals) and `mantissa_bits`. The exponent field may
+ * come out past the format's largest: the caller turns that into an infinity or saturates before. */
+static uint32_t round_magnitude(double a, int exponent_bits, int mantissa_bits) {
+  if (a == 0.0) return 0;
+  int bias = (1 << (exponent_bits - 1)) - 1;
   int e;
   frexp(a, &e); /* a = f * 2^e, f in [0.5, 1) */
   int unbiased = e - 1;
-  if (a == 0.0) return sign;
   if (unbiased < 1 - bias) unbiased = 1 - bias; /* subnormal range: fixed quantum */
   double quantum = ldexp(1.0, unbiased - mantissa_bits);
   double units = nearbyint(a / quantum); /* a/quantum is exact: a power-of-two division */
   uint64_t n = (uint64_t)units;          /* significand in units of quantum, maybe 2^(m+1) after rounding */
-  uint32_t biased;
   if (n >= (1ull << (mantissa_bits + 1))) {
     n >>= 1;
     unbiased += 1;
   }
-  if (n < (1ull << mantissa_bits)) {
-    biased = 0; /* subnormal (or rounded to zero) */
-  } else {
-    biased = (uint32_t)(unbiased + bias);
-  }
-  if (biased >= exp_all_ones) return sign | exp_all_ones << mantissa_bits;
-  return sign | biased << mantissa_bits | ((uint32_t)n & ((1u << mantissa_bits) - 1u));
+  uint32_t biased = n < (1ull << mantissa_bits) ? 0u : (uint32_t)(unbiased + bias); /* 0: subnormal or zero */
+  return biased << mantissa_bits | ((uint32_t)n & ((1u << mantissa_bits) - 1u));
+}
+
+/* Rounds v to an IEEE-style binary format (1 + exponent_bits + mantissa_bits wide), round-to-nearest-even,
+ * overflow to infinity, NaN to a quiet NaN. */
+static uint32_t round_to_binary(double v, int exponent_bits, int mantissa_bits) {
+  uint32_t sign = signbit(v) ? 1u << (exponent_bits + mantissa_bits) : 0u;
+  uint32_t infinity = ((1u << exponent_bits) - 1u) << mantissa_bits;
+  if (isnan(v)) return sign | infinity | 1u << (mantissa_bits - 1);
+  if (isinf(v)) return sign | infinity;
+  uint32_t magnitude = round_magnitude(fabs(v), exponent_bits, mantissa_bits);
+  return sign | (magnitude < infinity ? magnitude : infinity);
+}
+
+unsigned nvfp4i_e2m1_from_float(float v) {
+  unsigned sign = signbit(v) ? 8u : 0u;
+  float a = fabsf(v);
+  return sign | (a <= 6.0f ? round_magnitude(a, 2, 1) : 7u);
+}
+
+uint8_t nvfp4i_e4m3_from_float(float v) {
+  if (isnan(v)) return 0x7F;
+  unsigned sign = signbit(v) ? 0x80u : 0u;
+  float a = fabsf(v);
+  return (uint8_t)(sign | (a <= 448.0f ? round_magnitude(a, 4, 3) : 0x7Eu));
 }
 
 uint16_t nvfp4i_f16_from_double(double v) { return (uint16_t)round_to_binary(v, 5, 10); }

@@ -13,6 +13,14 @@ double nvfp4i_e2m1_value(unsigned code);
 /* FP8 E4M3 (OCP e4m3fn: bias 7, subnormals, no inf, 0x7F/0xFF NaN) to its value. */
 double nvfp4i_e4m3_value(unsigned code);
 
+/* f32 to the nearest E2M1 code, ties to even; magnitudes above 6 (and NaN) saturate to 6; the sign is kept,
+ * so a negative value that rounds to zero gives code 8 (-0). */
+unsigned nvfp4i_e2m1_from_float(float v);
+
+/* f32 to the nearest E4M3 code, ties to even, subnormals included; magnitudes above 448 (and infinities)
+ * saturate to 448; the sign is kept; NaN gives 0x7F. */
+uint8_t nvfp4i_e4m3_from_float(float v);
+
 /* The element at (row, kk) of one batch of packed data: even k in the low nibble. */
 unsigned nvfp4i_e2m1_code_at(const uint8_t *data, int64_t ld, int64_t row, int64_t kk);
 

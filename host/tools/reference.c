@@ -91,3 +91,17 @@ double nvfp4i_output_value(nvfp4_dtype dtype, const void *buffer, int64_t i) {
   }
   return NAN;
 }
+
+void nvfp4i_output_store(nvfp4_dtype dtype, void *buffer, int64_t i, double v) {
+  switch (dtype) {
+    case NVFP4_DTYPE_F16:
+      ((uint16_t *)buffer)[i] = nvfp4i_f16_from_double(v);
+      return;
+    case NVFP4_DTYPE_BF16:
+      ((uint16_t *)buffer)[i] = nvfp4i_bf16_from_double(v);
+      return;
+    case NVFP4_DTYPE_F32:
+      ((float *)buffer)[i] = (float)v;
+      return;
+  }
+}

@@ -25,7 +25,10 @@ void nvfp4i_reference_gemm_element(const nvfp4_tensor *a, const nvfp4_tensor *b,
  * *ratio is |out - ref| / tolerance (0 for an exact match, INFINITY for a NaN or infinity mismatch). */
 int nvfp4i_check_value(nvfp4_dtype dtype, double out, double ref, double mag, double *ratio);
 
-/* Reads element i of a device-format output buffer copied to the host, as a double. */
+/* Reads element i of an f16, bf16 or f32 buffer (an output copied to the host, or a dense input), as a double. */
 double nvfp4i_output_value(nvfp4_dtype dtype, const void *buffer, int64_t i);
+
+/* Stores v as element i of an f16, bf16 or f32 buffer, rounded to nearest even (overflow to +-inf). */
+void nvfp4i_output_store(nvfp4_dtype dtype, void *buffer, int64_t i, double v);
 
 #endif

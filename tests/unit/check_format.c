@@ -61,6 +61,94 @@ START_TEST(f16_rounds_to_nearest_even_and_overflows_to_inf) {
 }
 END_TEST
 
+START_TEST(e4m3_reencodes_every_code_but_nan) {
+  for (unsigned c = 0; c < 256; c++) {
+    if (c == 0x7F || c == 0xFF) continue;
+    float v = (float)nvfp4i_e4m3_value(c);
+    ck_assert_msg(nvfp4i_e4m3_from_float(v) == c, "code 0x%02X -> %g -> 0x%02X", c, v, nvfp4i_e4m3_from_float(v));
+  }
+  ck_assert_uint_eq(nvfp4i_e4m3_from_float(NAN), 0x7F);
+  ck_assert_uint_eq(nvfp4i_e4m3_from_float(-NAN), 0x7F);
+}
+END_TEST
+
+/* Between adjacent codes c and c + 1 of either format (both of one sign): one f32 ulp below their midpoint
+ * gives c, one above gives c + 1, the midpoint itself the even code. The midpoints are exact in f32. */
+static void check_boundaries(const char *format, unsigned (*encode)(float), double (*decode)(unsigned),
+                             unsigned largest, unsigned sign_bit) {
+  for (unsigned sign = 0; sign <= sign_bit; sign += sign_bit)
+    for (unsigned c = sign; c < (sign | largest); c++) {
+      float mid = (float)((decode(c) + decode(c + 1)) / 2.0);
+      ck_assert_msg((double)mid == (decode(c) + decode(c + 1)) / 2.0, "%s: midpoint of 0x%02X inexact", format, c);
+      float below = nextafterf(mid, 0.0f), above = nextafterf(mid, signbit(mid) ? -INFINITY : INFINITY);
+      unsigned even = c & 1u ? c + 1 : c;
+      ck_assert_msg(encode(below) == c, "%s: %a -> 0x%02X, expected 0x%02X", format, below, encode(below), c);
+      ck_assert_msg(encode(mid) == even, "%s: tie %a -> 0x%02X, expected 0x%02X", format, mid, encode(mid), even);
+      ck_assert_msg(encode(above) == c + 1, "%s: %a -> 0x%02X, expected 0x%02X", format, above, encode(above), c + 1);
+    }
+}
+
+static unsigned e4m3_encode(float v) { return nvfp4i_e4m3_from_float(v); }
+
+START_TEST(e4m3_rounds_to_nearest_even_at_every_boundary) {
+  check_boundaries("e4m3", e4m3_encode, nvfp4i_e4m3_value, 0x7E, 0x80);
+  ck_assert_uint_eq(nvfp4i_e4m3_from_float(ldexp(1.0, -10)), 0x00); /* half the smallest subnormal: tie to 0 */
+  ck_assert_uint_eq(nvfp4i_e4m3_from_float(1e-30f), 0x00);
+  ck_assert_uint_eq(nvfp4i_e4m3_from_float(-1e-30f), 0x80);
+  ck_assert_uint_eq(nvfp4i_e4m3_from_float(-0.0f), 0x80);
+  ck_assert_uint_eq(nvfp4i_e4m3_from_float(0.875f / 64), 0x07); /* largest subnormal */
+  ck_assert_uint_eq(nvfp4i_e4m3_from_float(1.0f / 64), 0x08);   /* smallest normal */
+}
+END_TEST
+
+START_TEST(e4m3_saturates_at_448) {
+  ck_assert_uint_eq(nvfp4i_e4m3_from_float(448.0f), 0x7E);
+  ck_assert_uint_eq(nvfp4i_e4m3_from_float(nextafterf(448.0f, INFINITY)), 0x7E);
+  ck_assert_uint_eq(nvfp4i_e4m3_from_float(464.0f), 0x7E); /* the tie with 480, which e4m3fn lacks */
+  ck_assert_uint_eq(nvfp4i_e4m3_from_float(1e30f), 0x7E);
+  ck_assert_uint_eq(nvfp4i_e4m3_from_float(INFINITY), 0x7E);
+  ck_assert_uint_eq(nvfp4i_e4m3_from_float(-500.0f), 0xFE);
+  ck_assert_uint_eq(nvfp4i_e4m3_from_float(-INFINITY), 0xFE);
+  ck_assert_uint_eq(nvfp4i_e4m3_from_float(nextafterf(432.0f, 0.0f)), 0x7D); /* 416 below the 416/448 tie */
+  ck_assert_uint_eq(nvfp4i_e4m3_from_float(432.0f), 0x7E);                  /* tie: 448's mantissa is even */
+}
+END_TEST
+
+START_TEST(e2m1_reencodes_every_code) {
+  for (unsigned c = 0; c < 16; c++) {
+    float v = (float)nvfp4i_e2m1_value(c);
+    ck_assert_msg(nvfp4i_e2m1_from_float(v) == c, "code %u -> %g -> %u", c, v, nvfp4i_e2m1_from_float(v));
+  }
+}
+END_TEST
+
+START_TEST(e2m1_rounds_to_nearest_even_at_every_boundary) {
+  check_boundaries("e2m1", nvfp4i_e2m1_from_float, nvfp4i_e2m1_value, 7, 8);
+  static const struct {
+    float v;
+    unsigned code;
+  } ties[] = {{0.25f, 0}, {0.75f, 2}, {1.25f, 2}, {1.75f, 4}, {2.5f, 4}, {3.5f, 6}, {5.0f, 6}};
+  for (size_t i = 0; i < sizeof ties / sizeof ties[0]; i++) {
+    ck_assert_uint_eq(nvfp4i_e2m1_from_float(ties[i].v), ties[i].code);
+    ck_assert_uint_eq(nvfp4i_e2m1_from_float(-ties[i].v), ties[i].code | 8u);
+  }
+}
+END_TEST
+
+START_TEST(e2m1_saturates_at_6_and_keeps_the_sign_of_zero) {
+  ck_assert_uint_eq(nvfp4i_e2m1_from_float(nextafterf(6.0f, INFINITY)), 7);
+  ck_assert_uint_eq(nvfp4i_e2m1_from_float(7.0f), 7); /* would round to 8 */
+  ck_assert_uint_eq(nvfp4i_e2m1_from_float(1e30f), 7);
+  ck_assert_uint_eq(nvfp4i_e2m1_from_float(INFINITY), 7);
+  ck_assert_uint_eq(nvfp4i_e2m1_from_float(-INFINITY), 15);
+  ck_assert_uint_eq(nvfp4i_e2m1_from_float(-100.0f), 15);
+  ck_assert_uint_eq(nvfp4i_e2m1_from_float(-0.0f), 8);
+  ck_assert_uint_eq(nvfp4i_e2m1_from_float(-0.25f), 8);   /* a negative value that rounds to zero: -0 */
+  ck_assert_uint_eq(nvfp4i_e2m1_from_float(-1e-30f), 8);
+  ck_assert_uint_eq(nvfp4i_e2m1_from_float(0.2f), 0);
+}
+END_TEST
+
 START_TEST(linear_offsets_are_row_major) {
   ck_assert_int_eq(nvfp4i_sf_offset(NVFP4_SF_LINEAR, 70, 1024, 0, 0), 0);
   ck_assert_int_eq(nvfp4i_sf_offset(NVFP4_SF_LINEAR, 70, 1024, 3, 5), 3 * 70 + 5);
@@ -123,6 +211,12 @@ Suite *format_suite(void) {
   tcase_add_test(codecs, e4m3_decodes_all_256_codes);
   tcase_add_test(codecs, f16_and_bf16_round_trip_every_pattern);
   tcase_add_test(codecs, f16_rounds_to_nearest_even_and_overflows_to_inf);
+  tcase_add_test(codecs, e4m3_reencodes_every_code_but_nan);
+  tcase_add_test(codecs, e4m3_rounds_to_nearest_even_at_every_boundary);
+  tcase_add_test(codecs, e4m3_saturates_at_448);
+  tcase_add_test(codecs, e2m1_reencodes_every_code);
+  tcase_add_test(codecs, e2m1_rounds_to_nearest_even_at_every_boundary);
+  tcase_add_test(codecs, e2m1_saturates_at_6_and_keeps_the_sign_of_zero);
   suite_add_tcase(s, codecs);
   TCase *layouts = tcase_create("scale layouts");
   tcase_add_test(layouts, linear_offsets_are_row_major);

@@ -7,6 +7,7 @@
 int main(void) {
   SRunner *runner = srunner_create(format_suite());
   srunner_add_suite(runner, reference_suite());
+  srunner_add_suite(runner, quantize_suite());
   srunner_add_suite(runner, api_suite());
   srunner_add_suite(runner, image_suite());
   srunner_add_suite(runner, bench_suite());
