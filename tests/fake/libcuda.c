@@ -4,7 +4,8 @@
  * 132 SMs, 60 MB of L2); device memory is host memory, copies and memsets are memcpy and memset, a launch
  * does nothing but count, an event records the host clock. Results are garbage: what it tests is that
  * every path runs, frees what it takes and exits as documented, and (fake_cuda_launches) whether a call
- * launched anything.
+ * launched anything, and (fake_cuda_last_launch) the shape and, for the grouped GEMM, the parameter block
+ * of the last launch.
  *
  * FAKE_CUDA_MISSING=name,name: kernel images lack these entries (cuModuleGetFunction: not found).
  */
@@ -15,6 +16,8 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "sm90a/grouped_gemm_layout.h"
+
 #define FAKE_CONTEXT ((CUcontext)(uintptr_t)0x1000)
 #define FAKE_MODULE ((CUmodule)(uintptr_t)0x2000)
 #define FAKE_STREAM ((CUstream)(uintptr_t)0x3000)
@@ -24,6 +27,8 @@
 static _Thread_local CUcontext current, pushed[8]; /* pushed: the contexts cuCtxPushCurrent replaced */
 static _Thread_local int depth;
 static long launches;
+static CUlaunchConfig last_config;
+static unsigned char last_grouped_params[GG_PARAM_BYTES]; /* the grouped GEMM's last parameter block */
 
 static CUresult fake_cuInit(unsigned int flags) { return flags == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE; }
 
@@ -159,6 +164,10 @@ static CUresult fake_cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f
   if (config == NULL || fn == NULL || params == NULL || config->gridDimX == 0 || config->blockDimX == 0)
     return CUDA_ERROR_INVALID_VALUE;
   launches++;
+  last_config = *config;
+  /* a kernel handle is its entry name (fake_cuModuleGetFunction); the grouped GEMM has one parameter */
+  if (strcmp((const char *)fn, "nvfp4_grouped_gemm_sm90a") == 0)
+    memcpy(last_grouped_params, params[0], sizeof last_grouped_params);
   return CUDA_SUCCESS;
 }
 
@@ -312,6 +321,12 @@ static const struct {
 
 /* Kernel launches so far in this process (for a test: dlopen this library with RTLD_NOLOAD, dlsym this). */
 __attribute__((visibility("default"))) long fake_cuda_launches(void) { return launches; }
+
+/* The last launch's configuration, and the grouped GEMM's last parameter block (GG_PARAM_BYTES). */
+__attribute__((visibility("default"))) const unsigned char *fake_cuda_last_launch(CUlaunchConfig *config) {
+  *config = last_config;
+  return last_grouped_params;
+}
 
 __attribute__((visibility("default"))) CUresult cuGetProcAddress_v2(const char *symbol, void **fn, int version,
                                                                     cuuint64_t flags,

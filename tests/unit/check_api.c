@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "handle.h"
+#include "sm90a/grouped_gemm_layout.h"
 #include "suites.h"
 #include "validate.h"
 
@@ -38,6 +39,7 @@ END_TEST
 /* A handle of the fake driver, made for each test (in its own process), and the driver's launch count. */
 static nvfp4_handle *fake_handle;
 static long (*fake_launches)(void);
+static const unsigned char *(*fake_last_launch)(CUlaunchConfig *config);
 
 static void create_fake_handle(void) {
   const char *path = test_build_file(UNIT_FAKE_LIBCUDA);
@@ -48,6 +50,8 @@ static void create_fake_handle(void) {
   ck_assert_ptr_nonnull(lib);
   *(void **)&fake_launches = dlsym(lib, "fake_cuda_launches");
   ck_assert_ptr_nonnull(fake_launches);
+  *(void **)&fake_last_launch = dlsym(lib, "fake_cuda_last_launch");
+  ck_assert_ptr_nonnull(fake_last_launch);
 }
 
 static void destroy_fake_handle(void) { nvfp4_destroy(fake_handle); }
@@ -253,6 +257,87 @@ START_TEST(grouped_gemm_takes_empty_groups_and_null_arrays_for_zero_groups) {
 }
 END_TEST
 
+/* The grouped GEMM's host side as its kernel reads it: the fake driver keeps the last launch's shape and
+ * parameter block, read here through grouped_gemm_layout.h's offsets. */
+static uint32_t param_u32(const unsigned char *block, int offset) {
+  uint32_t v;
+  memcpy(&v, block + offset, sizeof v);
+  return v;
+}
+
+static uint32_t desc_u32(const unsigned char *block, int group, int field) {
+  return param_u32(block, GG_P_DESCS + group * GG_DESC_BYTES + field);
+}
+
+/* n groups of m[i % count] x rows_b[i % count], K = 256, over the fake pointers. */
+static nvfp4_status call_grouped(int n, const int64_t *m, const int64_t *rows_b, int count, nvfp4_tensor *a,
+                                 nvfp4_tensor *b, nvfp4_output *c) {
+  for (int i = 0; i < n; i++) {
+    a[i] = (nvfp4_tensor){fake_a, fake_sf, m[i % count], K, 1, K / 2, 0, K / 16, 0, NVFP4_SF_LINEAR};
+    b[i] = (nvfp4_tensor){fake_x, fake_sf, rows_b[i % count], K, 1, K / 2, 0, 0, 0, NVFP4_SF_BLOCKED_128x4};
+    c[i] = (nvfp4_output){y_buffer, rows_b[i % count], 0, NVFP4_DTYPE_F32};
+  }
+  return nvfp4_grouped_gemm(fake_handle, n, a, b, c, 1.0f, NULL);
+}
+
+START_TEST(grouped_gemm_puts_the_largest_token_tiles_first_and_fits_its_rings) {
+  /* Tiles at the widest cap (256 rows): 32 + 2 + 8 = 42, fewer than the fake's 132 SMs, so the cap is 128:
+   * t = 128 for M = 248 (two tiles of 124 rows), 96 for M = 80, 32 for M = 3; the empty group is left out. */
+  const int64_t m[] = {80, 248, 0, 3}, n[] = {4096, 256, 128, 1000};
+  nvfp4_tensor a[4], b[4];
+  nvfp4_output c[4];
+  ck_assert_msg(call_grouped(4, m, n, 4, a, b, c) == NVFP4_STATUS_SUCCESS, "%s", nvfp4_last_error());
+  ck_assert_int_eq(fake_launches(), 1);
+  CUlaunchConfig config;
+  const unsigned char *p = fake_last_launch(&config);
+  ck_assert_uint_eq(param_u32(p, GG_P_NUM_GROUPS), 3);
+  const uint32_t t[] = {128, 96, 32}, rows_a[] = {248, 80, 3}, rows_b[] = {256, 4096, 1000};
+  const uint32_t start[] = {0, 2 * 2, 2 * 2 + 32 * 1}; /* n-blocks x token tiles of the groups before */
+  for (int g = 0; g < 3; g++) {
+    ck_assert_uint_eq(desc_u32(p, g, GG_D_T), t[g]);
+    ck_assert_uint_eq(desc_u32(p, g, GG_D_M), rows_a[g]);
+    ck_assert_uint_eq(desc_u32(p, g, GG_D_N), rows_b[g]);
+    ck_assert_uint_eq(desc_u32(p, g, GG_D_TILE_START), start[g]);
+    ck_assert_uint_eq(desc_u32(p, g, GG_D_KBYTES), K / 2);
+    ck_assert_uint_eq(desc_u32(p, g, GG_D_FLAGS) & GG_F_DTYPE_MASK, NVFP4_DTYPE_F32);
+  }
+  ck_assert_uint_eq(param_u32(p, GG_P_TOTAL_TILES), start[2] + 8);
+  ck_assert_uint_eq(config.gridDimX, start[2] + 8); /* fewer tiles than SMs: a CTA each */
+  ck_assert_uint_eq(config.blockDimX, GG_THREADS);
+  /* the rings: sized for the launch's widest tile, within shared memory, and as deep as it allows */
+  uint32_t ring = param_u32(p, GG_P_RING), load = ring & 0xFF, dec = ring >> 8 & 0xFF, t_max = ring >> 16;
+  ck_assert_uint_eq(t_max, 128);
+  ck_assert(dec == 2 || dec == 3);
+  ck_assert(load >= 2 && load <= GG_MAX_LOAD_STAGES);
+  ck_assert_uint_eq(config.sharedMemBytes, GG_SMEM_BYTES(load, dec, t_max));
+  ck_assert_uint_le(config.sharedMemBytes, GG_SMEM_LIMIT);
+  ck_assert(load == GG_MAX_LOAD_STAGES || GG_SMEM_BYTES(load + 1, dec, t_max) > GG_SMEM_LIMIT);
+}
+END_TEST
+
+START_TEST(grouped_gemm_takes_256_groups_a_launch_and_launches_again_for_more) {
+  enum { MANY = 300 };
+  nvfp4_tensor *a = calloc(MANY, sizeof *a), *b = calloc(MANY, sizeof *b);
+  nvfp4_output *c = calloc(MANY, sizeof *c);
+  ck_assert(a && b && c);
+  /* every tenth group empty: 270 with work, so 256 in the first launch and 14 in the second */
+  const int64_t m[] = {5, 0, 17, 64, 1, 100, 9, 33, 2, 48};
+  const int64_t n[] = {128, 128, 128, 128, 128, 128, 128, 128, 128, 128};
+  ck_assert_msg(call_grouped(MANY, m, n, 10, a, b, c) == NVFP4_STATUS_SUCCESS, "%s", nvfp4_last_error());
+  ck_assert_int_eq(fake_launches(), 2);
+  CUlaunchConfig config;
+  const unsigned char *p = fake_last_launch(&config);
+  ck_assert_uint_eq(param_u32(p, GG_P_NUM_GROUPS), 270 - GG_MAX_GROUPS);
+  /* 256 groups with work and any number of empty ones (285 groups, 29 empty): one launch */
+  ck_assert_msg(call_grouped(285, m, n, 10, a, b, c) == NVFP4_STATUS_SUCCESS, "%s", nvfp4_last_error());
+  ck_assert_int_eq(fake_launches(), 3);
+  ck_assert_uint_eq(param_u32(fake_last_launch(&config), GG_P_NUM_GROUPS), GG_MAX_GROUPS);
+  free(a);
+  free(b);
+  free(c);
+}
+END_TEST
+
 /* An image of one kernel family (an NVFP4_FATBIN of gemv.ptx) loads, and serves the operation it holds. */
 START_TEST(an_image_without_grouped_gemm_serves_gemv) {
   setenv("FAKE_CUDA_MISSING", "nvfp4_grouped_gemm_sm90a", 1);
@@ -315,6 +400,8 @@ Suite *api_suite(void) {
   tcase_add_loop_test(grouped, grouped_gemm_rejects_bad_arguments, 0,
                       (int)(sizeof grouped_cases / sizeof grouped_cases[0]));
   tcase_add_test(grouped, grouped_gemm_takes_empty_groups_and_null_arrays_for_zero_groups);
+  tcase_add_test(grouped, grouped_gemm_puts_the_largest_token_tiles_first_and_fits_its_rings);
+  tcase_add_test(grouped, grouped_gemm_takes_256_groups_a_launch_and_launches_again_for_more);
   suite_add_tcase(s, grouped);
   TCase *images = tcase_create("kernel images of one family");
   tcase_add_test(images, an_image_without_grouped_gemm_serves_gemv);
