@@ -108,4 +108,26 @@
 #define GG_DFULL_ARRIVALS 128 /* GG_PRODUCERS */
 #define GG_DEMPTY_ARRIVALS 256 /* GG_CONSUMERS */
 
+/* --- W4A16 entries (ptx/sm90a/grouped_gemm_w4a16.ptx): the same launch, parameter block and descriptor, with
+ * dense f16 or bf16 activations (one entry per type; a launch's groups share it). Descriptor fields that
+ * differ: GG_D_A = the activations (16-byte aligned), GG_D_A_LD = bytes between their rows (a multiple of 16),
+ * the A_SF / A_STEP* / A_QSTEP fields and the GG_F_A_* flags unused (0). GG_P_RING = load stages | t_max << 16.
+ * There is no decoded ring: the producers copy the activations straight into wgmma's B tile in the load slot,
+ * and the consumers release a slot once the wgmmas that read it retired.
+ * Shared memory, from the dynamic window rounded up to GG_SMEM_ALIGN:
+ *   [0, 1024)   barriers: full[16] at GG_BAR_FULL, empty[16] at GG_BAR_EMPTY
+ *   [1024, ...) load ring: load stages slots of GW_SLOT_BYTES(t_max), 1024-aligned
+ * A slot: the B tile (two halves, K 0-63 and 64-127 of the stage, of t rows x 128 bytes, 128-byte swizzled:
+ * half h, row n, 16-byte unit u at h*t*128 + n*128 + (u ^ n%8)*16) | weights 128 rows x 64 bytes, the
+ * 16-byte pieces of row r swizzled (piece p at r*64 + (p ^ (r/2)%4)*16) so that the consumers' loads are
+ * free of bank conflicts | weight scales (one GG_SF_BLOCK_BYTES row block). */
+#define GW_RING 1024
+#define GW_LS_B 0
+#define GW_LS_W(t_max) (256 * (t_max))
+#define GW_LS_WSF(t_max) (GW_LS_W(t_max) + 8192)
+#define GW_SLOT_BYTES(t_max) (GW_LS_WSF(t_max) + GG_SF_BLOCK_BYTES)
+#define GW_SMEM_BYTES(load_stages, t_max) (GG_SMEM_ALIGN + GW_RING + (load_stages)*GW_SLOT_BYTES(t_max))
+#define GW_FULL_ARRIVALS 256 /* 2 * GG_PRODUCERS, as GG_FULL_ARRIVALS */
+#define GW_EMPTY_ARRIVALS 256 /* GG_CONSUMERS, once the stage's wgmmas retired */
+
 #endif
