@@ -131,6 +131,19 @@ typedef struct nvfp4_output {
   nvfp4_dtype dtype;          /* F16, BF16 or F32 */
 } nvfp4_output;
 
+/* A dense operand: rows x k elements per batch, row-major (K contiguous). Element (r, c) of batch b is at
+ * data + (b*batch_stride + r*ld + c) elements. The W4A16 operations take their activations this way, F16 or
+ * BF16 (F32 activations: NOT_SUPPORTED). data must be aligned to its element; ld >= k where there are two
+ * rows or more; batches must not overlap. K must be a multiple of 32 (NOT_SUPPORTED otherwise); rows and k
+ * are below 2^31. Each operation states the alignment its kernels need beyond that. */
+typedef struct nvfp4_dense {
+  const void *data;           /* device pointer */
+  int64_t rows, k, batch;
+  int64_t ld;                 /* elements between consecutive rows, >= k */
+  int64_t batch_stride;       /* elements between consecutive batches */
+  nvfp4_dtype dtype;          /* F16 or BF16 (activations) */
+} nvfp4_dense;
+
 /* y[m, l] = alpha * sum_k A[m, k, l] * x[k, l] for every row m < a->rows and batch l < a->batch: y is an
  * output of a->rows x 1 per batch, y->ld the distance between consecutive m. x->rows == 1,
  * x->k == a->k, x->batch == a->batch; A and x each have their own scales and layouts per batch.

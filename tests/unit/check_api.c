@@ -381,6 +381,25 @@ START_TEST(vector_alignment_asks_ld_only_between_rows_and_batch_stride_only_betw
 }
 END_TEST
 
+/* What the grouped W4A16 call cannot reach (its groups have batch 1): NULL, batches, and their stride. */
+START_TEST(dense_operands_need_batches_apart_and_16_byte_batch_strides) {
+  ck_assert_int_eq(nvfp4i_validate_dense("x", NULL, 1), NVFP4_STATUS_INVALID_VALUE);
+  ck_assert_msg(strstr(nvfp4_last_error(), "x is NULL") != NULL, "message: %s", nvfp4_last_error());
+  nvfp4_dense d = {fake_a, 3, K, 2, K + 8, 3 * (K + 8), NVFP4_DTYPE_BF16};
+  ck_assert_int_eq(nvfp4i_validate_dense("x", &d, 1), NVFP4_STATUS_SUCCESS);
+  ck_assert_int_eq(nvfp4i_validate_dense_alignment("x", &d), NVFP4_STATUS_SUCCESS);
+  d.batch_stride = 2 * (K + 8) + K - 1; /* the last row of batch 0 runs into batch 1 */
+  ck_assert_int_eq(nvfp4i_validate_dense("x", &d, 1), NVFP4_STATUS_INVALID_VALUE);
+  ck_assert_msg(strstr(nvfp4_last_error(), "x.batch_stride = ") != NULL, "message: %s", nvfp4_last_error());
+  d.batch_stride = 2 * (K + 8) + K + 4; /* apart, but not a multiple of 16 bytes */
+  ck_assert_int_eq(nvfp4i_validate_dense("x", &d, 1), NVFP4_STATUS_SUCCESS);
+  ck_assert_int_eq(nvfp4i_validate_dense_alignment("x", &d), NVFP4_STATUS_NOT_SUPPORTED);
+  ck_assert_msg(strstr(nvfp4_last_error(), "x.batch_stride = ") != NULL, "message: %s", nvfp4_last_error());
+  d.batch = 1; /* one batch: its stride is never used */
+  ck_assert_int_eq(nvfp4i_validate_dense_alignment("x", &d), NVFP4_STATUS_SUCCESS);
+}
+END_TEST
+
 Suite *api_suite(void) {
   Suite *s = suite_create("api");
   TCase *basics = tcase_create("status, version, no driver");
@@ -388,6 +407,7 @@ Suite *api_suite(void) {
   tcase_add_test(basics, no_driver_fails_cleanly);
   tcase_add_test(basics, create_and_destroy_take_null);
   tcase_add_test(basics, vector_alignment_asks_ld_only_between_rows_and_batch_stride_only_between_batches);
+  tcase_add_test(basics, dense_operands_need_batches_apart_and_16_byte_batch_strides);
   suite_add_tcase(s, basics);
   TCase *gemv = tcase_create("gemv validation");
   tcase_add_checked_fixture(gemv, create_fake_handle, destroy_fake_handle);
