@@ -68,7 +68,20 @@ _Static_assert(GG_PRODUCERS + GG_CONSUMERS == GG_THREADS, "one producer and two 
 _Static_assert(128 * GG_PRODUCER_REGS + 256 * GG_CONSUMER_REGS <= GG_THREADS * GG_LAUNCH_REGS,
                "setmaxnreg can only move the registers the CTA was launched with");
 
-static int is_empty(const nvfp4_tensor *a, const nvfp4_tensor *b) { return a->rows == 0 || b->rows == 0; }
+/* One call: its groups and how a launch describes their activations. Every step below takes it, so the
+ * validation flow, the launches' chunking and the descriptors are the same for every kind of activations. */
+typedef struct gg_call {
+  int num_groups;
+  const nvfp4_tensor *a; /* NVFP4 activations */
+  const nvfp4_tensor *b;
+  const nvfp4_output *c;
+  float alpha;
+} gg_call;
+
+static int64_t rows_a(const gg_call *call, int g) { return call->a[g].rows; }
+
+/* Whether group g goes into the launches being made: it has work. */
+static int takes(const gg_call *call, int g) { return rows_a(call, g) > 0 && call->b[g].rows > 0; }
 
 /* Token rows per tile: the fewest tiles of at most `cap` rows, split evenly, rounded up to GG_T_GRAIN. */
 static uint32_t token_tile_rows(int64_t m, int64_t cap) {
@@ -77,19 +90,20 @@ static uint32_t token_tile_rows(int64_t m, int64_t cap) {
   return (uint32_t)((rows + GG_T_GRAIN - 1) / GG_T_GRAIN * GG_T_GRAIN);
 }
 
-static uint64_t group_tiles(const nvfp4_tensor *a, const nvfp4_tensor *b, int64_t cap) {
-  uint64_t t = token_tile_rows(a->rows, cap);
-  return (uint64_t)((b->rows + GG_TILE_N - 1) / GG_TILE_N) * (((uint64_t)a->rows + t - 1) / t);
+static uint64_t group_tiles(const gg_call *call, int g, int64_t cap) {
+  int64_t m = rows_a(call, g);
+  uint64_t t = token_tile_rows(m, cap);
+  return (uint64_t)((call->b[g].rows + GG_TILE_N - 1) / GG_TILE_N) * (((uint64_t)m + t - 1) / t);
 }
 
 /* The token tile cap of a launch. Wide tiles decode each weight stage for more tokens, so GG_T_MAX is the
  * fastest while the launch has a tile for every SM; with fewer tiles, halving the cap puts more SMs to work
  * (measured on the GPU MODE shapes: G=2 M=[128,384] N=4096 K=1536 takes 36.6 us at 256, 29.1 at 128, 40.6 at
  * 64; G=8 M=[80..248] N=4096 K=7168, 256 tiles, 252 us at 256 and 297 at 128). */
-static int64_t token_tile_cap(const nvfp4_tensor *a, const nvfp4_tensor *b, int first, int end, int sm_count) {
+static int64_t token_tile_cap(const gg_call *call, int first, int end, int sm_count) {
   uint64_t tiles = 0;
   for (int g = first; g < end; g++)
-    if (!is_empty(&a[g], &b[g])) tiles += group_tiles(&a[g], &b[g], GG_T_MAX);
+    if (takes(call, g)) tiles += group_tiles(call, g, GG_T_MAX);
   return tiles >= (uint64_t)sm_count ? GG_T_MAX : GG_T_MAX / 2;
 }
 
@@ -102,8 +116,17 @@ static nvfp4_status check_32bit_fields(const char *op, int g, const nvfp4_tensor
   return NVFP4_STATUS_SUCCESS;
 }
 
+/* An NVFP4 operand with work as the producers copy it: 16-byte pieces, 32-bit pitches and steps. */
+static nvfp4_status check_copies(const char *op, int g, const nvfp4_tensor *t) {
+  char name[32];
+  snprintf(name, sizeof name, "%s[%d]", op, g);
+  nvfp4_status status = nvfp4i_validate_vector_alignment(name, t);
+  return status == NVFP4_STATUS_SUCCESS ? check_32bit_fields(op, g, t) : status;
+}
+
 /* Validates group g; a group with work must also suit the 16-byte copies of its data. */
-static nvfp4_status validate_group(int g, const nvfp4_tensor *a, const nvfp4_tensor *b, const nvfp4_output *c) {
+static nvfp4_status validate_group(const gg_call *call, int g) {
+  const nvfp4_tensor *a = &call->a[g], *b = &call->b[g];
   char name[32];
   snprintf(name, sizeof name, "a[%d]", g);
   nvfp4_status status = nvfp4i_validate_tensor(name, a, 0);
@@ -118,16 +141,10 @@ static nvfp4_status validate_group(int g, const nvfp4_tensor *a, const nvfp4_ten
     return nvfp4i_fail(NVFP4_STATUS_INVALID_VALUE, "b[%d].k = %lld: must equal a[%d].k = %lld", g,
                        (long long)b->k, g, (long long)a->k);
   snprintf(name, sizeof name, "c[%d]", g);
-  status = nvfp4i_validate_output(name, c, a->rows, b->rows, 1);
-  if (status != NVFP4_STATUS_SUCCESS || is_empty(a, b)) return status;
-  snprintf(name, sizeof name, "a[%d]", g);
-  status = nvfp4i_validate_vector_alignment(name, a);
-  if (status == NVFP4_STATUS_SUCCESS) status = check_32bit_fields("a", g, a);
-  if (status != NVFP4_STATUS_SUCCESS) return status;
-  snprintf(name, sizeof name, "b[%d]", g);
-  status = nvfp4i_validate_vector_alignment(name, b);
-  if (status == NVFP4_STATUS_SUCCESS) status = check_32bit_fields("b", g, b);
-  return status;
+  status = nvfp4i_validate_output(name, &call->c[g], a->rows, b->rows, 1);
+  if (status != NVFP4_STATUS_SUCCESS || !takes(call, g)) return status;
+  status = check_copies("a", g, a);
+  return status == NVFP4_STATUS_SUCCESS ? check_copies("b", g, b) : status;
 }
 
 /* How the producers copy an operand's scales: BLOCKED ones with a 16-byte aligned base as whole row blocks
@@ -138,34 +155,45 @@ static uint32_t scale_copy_flags(const nvfp4_tensor *t, uint32_t bulk, uint32_t 
   return base % 4 == 0 && (t->sf_layout != NVFP4_SF_LINEAR || t->rows == 1 || t->sf_ld % 4 == 0) ? words : 0;
 }
 
-static gg_desc group_desc(const nvfp4_tensor *a, const nvfp4_tensor *b, const nvfp4_output *c, int64_t cap) {
-  nvfp4i_sf_steps as = nvfp4i_sf_steps_of(a), bs = nvfp4i_sf_steps_of(b);
-  /* a single row's pitch and row steps are never used: 0 keeps them inside their 32 bits */
-  int a_rows = a->rows > 1, b_rows = b->rows > 1;
-  return (gg_desc){
-      .a = (uintptr_t)a->data,
+/* The activation fields of an NVFP4 operand: data, row pitch, the scales' steps and how they are copied. */
+static void describe_nvfp4_activations(gg_desc *d, const nvfp4_tensor *a) {
+  nvfp4i_sf_steps s = nvfp4i_sf_steps_of(a);
+  int rows = a->rows > 1; /* a single row's pitch and row steps are never used: 0 keeps them in 32 bits */
+  d->a = (uintptr_t)a->data;
+  d->a_sf = (uintptr_t)a->scales;
+  d->a_step128 = rows ? s.step128 : 0;
+  d->a_ld = rows ? (uint32_t)a->ld : 0;
+  d->a_step32 = rows ? (uint32_t)s.step32 : 0;
+  d->a_step1 = rows ? (uint32_t)s.step1 : 0;
+  d->a_qstep = s.quad_step;
+  d->flags |= scale_copy_flags(a, GG_F_A_SF_BULK, GG_F_A_SF_WORDS);
+}
+
+static gg_desc group_desc(const gg_call *call, int g, int64_t cap) {
+  const nvfp4_tensor *b = &call->b[g];
+  const nvfp4_output *c = &call->c[g];
+  int64_t m = rows_a(call, g);
+  nvfp4i_sf_steps bs = nvfp4i_sf_steps_of(b);
+  /* as for the activations: a single row's pitch and row steps are never used */
+  int a_rows = m > 1, b_rows = b->rows > 1;
+  gg_desc d = {
       .b = (uintptr_t)b->data,
-      .a_sf = (uintptr_t)a->scales,
       .b_sf = (uintptr_t)b->scales,
       .c = (uintptr_t)c->data,
       .ldc = (uint64_t)(a_rows ? c->ld : 0),
-      .a_step128 = a_rows ? as.step128 : 0,
       .b_step128 = b_rows ? bs.step128 : 0,
-      .a_ld = a_rows ? (uint32_t)a->ld : 0,
       .b_ld = b_rows ? (uint32_t)b->ld : 0,
-      .a_step32 = a_rows ? (uint32_t)as.step32 : 0,
-      .a_step1 = a_rows ? (uint32_t)as.step1 : 0,
       .b_step32 = b_rows ? (uint32_t)bs.step32 : 0,
       .b_step1 = b_rows ? (uint32_t)bs.step1 : 0,
-      .a_qstep = as.quad_step,
       .b_qstep = bs.quad_step,
-      .m = (uint32_t)a->rows,
+      .m = (uint32_t)m,
       .n = (uint32_t)b->rows,
-      .kbytes = (uint32_t)(a->k / 2),
-      .t = token_tile_rows(a->rows, cap),
-      .flags = (uint32_t)c->dtype | scale_copy_flags(a, GG_F_A_SF_BULK, GG_F_A_SF_WORDS) |
-               scale_copy_flags(b, GG_F_B_SF_BULK, GG_F_B_SF_WORDS),
+      .kbytes = (uint32_t)(b->k / 2),
+      .t = token_tile_rows(m, cap),
+      .flags = (uint32_t)c->dtype | scale_copy_flags(b, GG_F_B_SF_BULK, GG_F_B_SF_WORDS),
   };
+  describe_nvfp4_activations(&d, &call->a[g]);
+  return d;
 }
 
 /* The rings for token tiles of up to t_max rows: three decoded slots where they fit beside three load slots
@@ -179,16 +207,15 @@ static uint32_t ring_config(uint32_t t_max, unsigned *smem_bytes) {
 }
 _Static_assert(GG_SMEM_BYTES(2, 2, GG_T_MAX) <= GG_SMEM_LIMIT, "two slots of each ring fit at GG_T_MAX");
 
-/* Launches groups [first, end) of the call (the non-empty ones, at most GG_MAX_GROUPS), largest tile first. */
-static nvfp4_status launch_groups(nvfp4_handle *h, int first, int end, const nvfp4_tensor *a, const nvfp4_tensor *b,
-                                  const nvfp4_output *c, float alpha, CUstream stream) {
-  gg_params params = {.alpha = alpha};
+/* Launches groups [first, end) of the call (those it takes, at most GG_MAX_GROUPS), largest tile first. */
+static nvfp4_status launch_groups(nvfp4_handle *h, const gg_call *call, int first, int end, CUstream stream) {
+  gg_params params = {.alpha = call->alpha};
   uint32_t count = 0, t_max = 0;
-  int64_t cap = token_tile_cap(a, b, first, end, h->sm_count);
+  int64_t cap = token_tile_cap(call, first, end, h->sm_count);
   for (int g = first; g < end; g++) {
-    if (is_empty(&a[g], &b[g])) continue;
+    if (!takes(call, g)) continue;
     /* insertion by descending t: the snake schedule then pairs the largest tiles with the smallest */
-    gg_desc d = group_desc(&a[g], &b[g], &c[g], cap);
+    gg_desc d = group_desc(call, g, cap);
     uint32_t at = count++;
     while (at > 0 && params.desc[at - 1].t < d.t) {
       params.desc[at] = params.desc[at - 1];
@@ -216,35 +243,55 @@ static nvfp4_status launch_groups(nvfp4_handle *h, int first, int end, const nvf
   return nvfp4i_launch_kernel(h, NVFP4I_KERNEL_GROUPED_GEMM, &launch, stream);
 }
 
-NVFP4_API nvfp4_status nvfp4_grouped_gemm(nvfp4_handle *h, int num_groups, const nvfp4_tensor *a,
-                                          const nvfp4_tensor *b, const nvfp4_output *c, float alpha,
-                                          CUstream stream) {
-  nvfp4i_clear_error();
-  const nvfp4_status bad = NVFP4_STATUS_INVALID_VALUE;
-  if (h == NULL) return nvfp4i_fail(bad, "h is NULL");
-  if (num_groups < 0) return nvfp4i_fail(bad, "num_groups = %d: must be >= 0", num_groups);
-  if (num_groups > 0 && a == NULL) return nvfp4i_fail(bad, "a is NULL");
-  if (num_groups > 0 && b == NULL) return nvfp4i_fail(bad, "b is NULL");
-  if (num_groups > 0 && c == NULL) return nvfp4i_fail(bad, "c is NULL");
-  /* every group is checked, and every launch's tile count (at the smallest cap), before anything launches */
+/* Every launch's tile count, at the smallest cap, must fit GG_P_TOTAL_TILES' 32 bits. */
+static nvfp4_status check_launch_tiles(const gg_call *call) {
   uint64_t tiles = 0;
-  for (int g = 0, work = 0; g < num_groups; g++) {
-    nvfp4_status status = validate_group(g, &a[g], &b[g], &c[g]);
-    if (status != NVFP4_STATUS_SUCCESS) return status;
-    if (is_empty(&a[g], &b[g])) continue;
+  for (int g = 0, work = 0; g < call->num_groups; g++) {
+    if (!takes(call, g)) continue;
     if (work++ % GG_MAX_GROUPS == 0) tiles = 0;
-    tiles += group_tiles(&a[g], &b[g], GG_T_MAX / 2);
+    tiles += group_tiles(call, g, GG_T_MAX / 2);
     if (tiles > UINT32_MAX)
       return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "group %d: more than 2^32 tiles in one launch", g);
   }
-  for (int first = 0; first < num_groups;) {
+  return NVFP4_STATUS_SUCCESS;
+}
+
+/* Launches the groups the call takes, GG_MAX_GROUPS to a launch, on the stream in group order. */
+static nvfp4_status launch_all(nvfp4_handle *h, const gg_call *call, CUstream stream) {
+  for (int first = 0; first < call->num_groups;) {
     int end = first, work = 0;
-    while (end < num_groups && work < GG_MAX_GROUPS) work += !is_empty(&a[end], &b[end]), end++;
+    while (end < call->num_groups && work < GG_MAX_GROUPS) work += takes(call, end), end++;
     if (work > 0) {
-      nvfp4_status status = launch_groups(h, first, end, a, b, c, alpha, stream);
+      nvfp4_status status = launch_groups(h, call, first, end, stream);
       if (status != NVFP4_STATUS_SUCCESS) return status;
     }
     first = end;
   }
   return NVFP4_STATUS_SUCCESS;
+}
+
+/* The whole call: the handle and arrays, every group, and every launch's tile count are checked before
+ * anything launches. */
+static nvfp4_status grouped_call(nvfp4_handle *h, const gg_call *call, CUstream stream) {
+  const nvfp4_status bad = NVFP4_STATUS_INVALID_VALUE;
+  int groups = call->num_groups;
+  if (h == NULL) return nvfp4i_fail(bad, "h is NULL");
+  if (groups < 0) return nvfp4i_fail(bad, "num_groups = %d: must be >= 0", groups);
+  if (groups > 0 && call->a == NULL) return nvfp4i_fail(bad, "a is NULL");
+  if (groups > 0 && call->b == NULL) return nvfp4i_fail(bad, "b is NULL");
+  if (groups > 0 && call->c == NULL) return nvfp4i_fail(bad, "c is NULL");
+  for (int g = 0; g < groups; g++) {
+    nvfp4_status status = validate_group(call, g);
+    if (status != NVFP4_STATUS_SUCCESS) return status;
+  }
+  nvfp4_status status = check_launch_tiles(call);
+  return status == NVFP4_STATUS_SUCCESS ? launch_all(h, call, stream) : status;
+}
+
+NVFP4_API nvfp4_status nvfp4_grouped_gemm(nvfp4_handle *h, int num_groups, const nvfp4_tensor *a,
+                                          const nvfp4_tensor *b, const nvfp4_output *c, float alpha,
+                                          CUstream stream) {
+  nvfp4i_clear_error();
+  const gg_call call = {num_groups, a, b, c, alpha};
+  return grouped_call(h, &call, stream);
 }
