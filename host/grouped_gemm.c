@@ -1,8 +1,9 @@
-/* nvfp4_grouped_gemm: validate every group -> per-group descriptors in the kernel's parameter block (up to
- * GG_MAX_GROUPS non-empty groups per launch, largest token tile first) -> nvfp4_grouped_gemm_sm90a
- * (ptx/sm90a/grouped_gemm.ptx; its layout is ptx/sm90a/grouped_gemm_layout.h). Everything a launch needs
- * travels in its parameters, so a call allocates nothing, never synchronises, is capturable, and calls on
- * one handle never share state. */
+/* nvfp4_grouped_gemm and nvfp4_grouped_gemm_w4a16: validate every group -> per-group descriptors in the
+ * kernel's parameter block (up to GG_MAX_GROUPS non-empty groups per launch, largest token tile first) ->
+ * nvfp4_grouped_gemm_sm90a (ptx/sm90a/grouped_gemm.ptx), or for dense activations the W4A16 entry of their
+ * type (ptx/sm90a/grouped_gemm_w4a16.ptx); both share the launch, parameter block and descriptor of
+ * ptx/sm90a/grouped_gemm_layout.h. Everything a launch needs travels in its parameters, so a call allocates
+ * nothing, never synchronises, is capturable, and calls on one handle never share state. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -67,21 +68,40 @@ _Static_assert(GG_FULL_ARRIVALS == 2 * GG_PRODUCERS && GG_EMPTY_ARRIVALS == GG_C
 _Static_assert(GG_PRODUCERS + GG_CONSUMERS == GG_THREADS, "one producer and two consumer warpgroups");
 _Static_assert(128 * GG_PRODUCER_REGS + 256 * GG_CONSUMER_REGS <= GG_THREADS * GG_LAUNCH_REGS,
                "setmaxnreg can only move the registers the CTA was launched with");
+_Static_assert(GW_FULL_ARRIVALS == 2 * GG_PRODUCERS && GW_EMPTY_ARRIVALS == GG_CONSUMERS,
+               "the barrier protocol of grouped_gemm_w4a16.ptx");
+_Static_assert(GG_BAR_EMPTY + 8 * GG_MAX_LOAD_STAGES <= GW_RING,
+               "W4A16: a full and an empty barrier for every load slot the host may ask for");
 
 /* One call: its groups and how a launch describes their activations. Every step below takes it, so the
  * validation flow, the launches' chunking and the descriptors are the same for every kind of activations. */
 typedef struct gg_call {
   int num_groups;
-  const nvfp4_tensor *a; /* NVFP4 activations */
+  const nvfp4_tensor *a;     /* NVFP4 activations (nvfp4_grouped_gemm), or NULL */
+  const nvfp4_dense *dense;  /* dense activations (nvfp4_grouped_gemm_w4a16), or NULL */
   const nvfp4_tensor *b;
   const nvfp4_output *c;
   float alpha;
+  nvfp4_dtype act_dtype;     /* dense: the activation type of the launches being made (an entry per type) */
 } gg_call;
 
-static int64_t rows_a(const gg_call *call, int g) { return call->a[g].rows; }
+static int64_t rows_a(const gg_call *call, int g) {
+  return call->dense != NULL ? call->dense[g].rows : call->a[g].rows;
+}
 
-/* Whether group g goes into the launches being made: it has work. */
-static int takes(const gg_call *call, int g) { return rows_a(call, g) > 0 && call->b[g].rows > 0; }
+static int has_work(const gg_call *call, int g) { return rows_a(call, g) > 0 && call->b[g].rows > 0; }
+
+/* Whether group g goes into the launches being made: it has work and, dense, the type their entry reads. */
+static int takes(const gg_call *call, int g) {
+  return has_work(call, g) && (call->dense == NULL || call->dense[g].dtype == call->act_dtype);
+}
+
+/* The entry the launches being made run. */
+static nvfp4i_kernel_id call_kernel(const gg_call *call) {
+  if (call->dense == NULL) return NVFP4I_KERNEL_GROUPED_GEMM;
+  return call->act_dtype == NVFP4_DTYPE_F16 ? NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16
+                                            : NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16;
+}
 
 /* Token rows per tile: the fewest tiles of at most `cap` rows, split evenly, rounded up to GG_T_GRAIN. */
 static uint32_t token_tile_rows(int64_t m, int64_t cap) {
@@ -124,26 +144,41 @@ static nvfp4_status check_copies(const char *op, int g, const nvfp4_tensor *t) {
   return status == NVFP4_STATUS_SUCCESS ? check_32bit_fields(op, g, t) : status;
 }
 
-/* Validates group g; a group with work must also suit the 16-byte copies of its data. */
-static nvfp4_status validate_group(const gg_call *call, int g) {
-  const nvfp4_tensor *a = &call->a[g], *b = &call->b[g];
+/* Dense activations with work as the producers copy them: 16-byte pieces, a row pitch in 32 bits of bytes. */
+static nvfp4_status check_dense_copies(int g, const nvfp4_dense *a) {
   char name[32];
   snprintf(name, sizeof name, "a[%d]", g);
-  nvfp4_status status = nvfp4i_validate_tensor(name, a, 0);
+  nvfp4_status status = nvfp4i_validate_dense_alignment(name, a);
+  if (status == NVFP4_STATUS_SUCCESS && a->rows > 1 &&
+      (uint64_t)a->ld * (uint64_t)nvfp4i_dtype_size(a->dtype) > UINT32_MAX)
+    return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "%s.ld = %lld: must be below 2^32 bytes", name,
+                       (long long)a->ld);
+  return status;
+}
+
+/* Validates group g; a group with work must also suit the 16-byte copies of its data. */
+static nvfp4_status validate_group(const gg_call *call, int g) {
+  const nvfp4_tensor *b = &call->b[g];
+  char name[32];
+  snprintf(name, sizeof name, "a[%d]", g);
+  nvfp4_status status = call->dense != NULL ? nvfp4i_validate_dense(name, &call->dense[g], 0)
+                                            : nvfp4i_validate_tensor(name, &call->a[g], 0);
   if (status != NVFP4_STATUS_SUCCESS) return status;
   snprintf(name, sizeof name, "b[%d]", g);
   status = nvfp4i_validate_tensor(name, b, 0);
   if (status != NVFP4_STATUS_SUCCESS) return status;
-  if (a->batch != 1 || b->batch != 1)
+  int64_t a_k = call->dense != NULL ? call->dense[g].k : call->a[g].k;
+  int64_t a_batch = call->dense != NULL ? call->dense[g].batch : call->a[g].batch;
+  if (a_batch != 1 || b->batch != 1)
     return nvfp4i_fail(NVFP4_STATUS_INVALID_VALUE, "%s[%d].batch = %lld: every group has batch 1",
-                       a->batch != 1 ? "a" : "b", g, (long long)(a->batch != 1 ? a->batch : b->batch));
-  if (a->k != b->k)
+                       a_batch != 1 ? "a" : "b", g, (long long)(a_batch != 1 ? a_batch : b->batch));
+  if (a_k != b->k)
     return nvfp4i_fail(NVFP4_STATUS_INVALID_VALUE, "b[%d].k = %lld: must equal a[%d].k = %lld", g,
-                       (long long)b->k, g, (long long)a->k);
+                       (long long)b->k, g, (long long)a_k);
   snprintf(name, sizeof name, "c[%d]", g);
-  status = nvfp4i_validate_output(name, &call->c[g], a->rows, b->rows, 1);
-  if (status != NVFP4_STATUS_SUCCESS || !takes(call, g)) return status;
-  status = check_copies("a", g, a);
+  status = nvfp4i_validate_output(name, &call->c[g], rows_a(call, g), b->rows, 1);
+  if (status != NVFP4_STATUS_SUCCESS || !has_work(call, g)) return status;
+  status = call->dense != NULL ? check_dense_copies(g, &call->dense[g]) : check_copies("a", g, &call->a[g]);
   return status == NVFP4_STATUS_SUCCESS ? check_copies("b", g, b) : status;
 }
 
@@ -169,6 +204,13 @@ static void describe_nvfp4_activations(gg_desc *d, const nvfp4_tensor *a) {
   d->flags |= scale_copy_flags(a, GG_F_A_SF_BULK, GG_F_A_SF_WORDS);
 }
 
+/* The activation fields of dense activations: data and row pitch in bytes. They have no scales: the A_SF
+ * fields and GG_F_A_* flags stay 0. */
+static void describe_dense_activations(gg_desc *d, const nvfp4_dense *a) {
+  d->a = (uintptr_t)a->data;
+  d->a_ld = a->rows > 1 ? (uint32_t)(a->ld * nvfp4i_dtype_size(a->dtype)) : 0;
+}
+
 static gg_desc group_desc(const gg_call *call, int g, int64_t cap) {
   const nvfp4_tensor *b = &call->b[g];
   const nvfp4_output *c = &call->c[g];
@@ -192,7 +234,10 @@ static gg_desc group_desc(const gg_call *call, int g, int64_t cap) {
       .t = token_tile_rows(m, cap),
       .flags = (uint32_t)c->dtype | scale_copy_flags(b, GG_F_B_SF_BULK, GG_F_B_SF_WORDS),
   };
-  describe_nvfp4_activations(&d, &call->a[g]);
+  if (call->dense != NULL)
+    describe_dense_activations(&d, &call->dense[g]);
+  else
+    describe_nvfp4_activations(&d, &call->a[g]);
   return d;
 }
 
@@ -206,6 +251,18 @@ static uint32_t ring_config(uint32_t t_max, unsigned *smem_bytes) {
   return load_stages | dec_stages << 8 | t_max << 16;
 }
 _Static_assert(GG_SMEM_BYTES(2, 2, GG_T_MAX) <= GG_SMEM_LIMIT, "two slots of each ring fit at GG_T_MAX");
+
+/* W4A16's ring for token tiles of up to t_max rows: as many load slots as shared memory holds (there is no
+ * decoded ring: the producers copy the activations straight into wgmma's B tile in the slot). Returns
+ * GG_P_RING's word. */
+static uint32_t w4a16_ring_config(uint32_t t_max, unsigned *smem_bytes) {
+  uint32_t load_stages = (GG_SMEM_LIMIT - GW_SMEM_BYTES(0, t_max)) / GW_SLOT_BYTES(t_max);
+  if (load_stages > GG_MAX_LOAD_STAGES) load_stages = GG_MAX_LOAD_STAGES;
+  *smem_bytes = GW_SMEM_BYTES(load_stages, t_max);
+  return load_stages | t_max << 16;
+}
+_Static_assert((GG_SMEM_LIMIT - GW_SMEM_BYTES(0, GG_T_MAX)) / GW_SLOT_BYTES(GG_T_MAX) >= 2,
+               "W4A16: two load slots fit at GG_T_MAX");
 
 /* Launches groups [first, end) of the call (those it takes, at most GG_MAX_GROUPS), largest tile first. */
 static nvfp4_status launch_groups(nvfp4_handle *h, const gg_call *call, int first, int end, CUstream stream) {
@@ -231,7 +288,7 @@ static nvfp4_status launch_groups(nvfp4_handle *h, const gg_call *call, int firs
   }
   params.num_groups = count;
   unsigned smem_bytes;
-  params.ring = ring_config(t_max, &smem_bytes);
+  params.ring = call->dense != NULL ? w4a16_ring_config(t_max, &smem_bytes) : ring_config(t_max, &smem_bytes);
   unsigned grid = params.total_tiles < (uint32_t)h->sm_count ? params.total_tiles : (unsigned)h->sm_count;
   void *args[] = {&params};
   nvfp4i_launch launch = {
@@ -240,20 +297,22 @@ static nvfp4_status launch_groups(nvfp4_handle *h, const gg_call *call, int firs
       .dynamic_smem = smem_bytes,
       .params = args,
   };
-  return nvfp4i_launch_kernel(h, NVFP4I_KERNEL_GROUPED_GEMM, &launch, stream);
+  return nvfp4i_launch_kernel(h, call_kernel(call), &launch, stream);
 }
 
-/* Every launch's tile count, at the smallest cap, must fit GG_P_TOTAL_TILES' 32 bits. */
-static nvfp4_status check_launch_tiles(const gg_call *call) {
+/* What the launches being made need before the first of them: every launch's tile count, at the smallest
+ * cap, within GG_P_TOTAL_TILES' 32 bits, and their entry in the image if there is any work. */
+static nvfp4_status check_launches(const nvfp4_handle *h, const gg_call *call) {
   uint64_t tiles = 0;
-  for (int g = 0, work = 0; g < call->num_groups; g++) {
+  int work = 0;
+  for (int g = 0; g < call->num_groups; g++) {
     if (!takes(call, g)) continue;
     if (work++ % GG_MAX_GROUPS == 0) tiles = 0;
     tiles += group_tiles(call, g, GG_T_MAX / 2);
     if (tiles > UINT32_MAX)
       return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "group %d: more than 2^32 tiles in one launch", g);
   }
-  return NVFP4_STATUS_SUCCESS;
+  return work > 0 ? nvfp4i_check_kernel(h, call_kernel(call)) : NVFP4_STATUS_SUCCESS;
 }
 
 /* Launches the groups the call takes, GG_MAX_GROUPS to a launch, on the stream in group order. */
@@ -270,28 +329,45 @@ static nvfp4_status launch_all(nvfp4_handle *h, const gg_call *call, CUstream st
   return NVFP4_STATUS_SUCCESS;
 }
 
-/* The whole call: the handle and arrays, every group, and every launch's tile count are checked before
- * anything launches. */
+/* The whole call: the handle and arrays, every group, and every launch are checked before anything
+ * launches. Dense activations make one series of launches per type, as each type has an entry of its own:
+ * the f16 groups', then the bf16 groups'. */
 static nvfp4_status grouped_call(nvfp4_handle *h, const gg_call *call, CUstream stream) {
   const nvfp4_status bad = NVFP4_STATUS_INVALID_VALUE;
   int groups = call->num_groups;
   if (h == NULL) return nvfp4i_fail(bad, "h is NULL");
   if (groups < 0) return nvfp4i_fail(bad, "num_groups = %d: must be >= 0", groups);
-  if (groups > 0 && call->a == NULL) return nvfp4i_fail(bad, "a is NULL");
+  if (groups > 0 && call->a == NULL && call->dense == NULL) return nvfp4i_fail(bad, "a is NULL");
   if (groups > 0 && call->b == NULL) return nvfp4i_fail(bad, "b is NULL");
   if (groups > 0 && call->c == NULL) return nvfp4i_fail(bad, "c is NULL");
   for (int g = 0; g < groups; g++) {
     nvfp4_status status = validate_group(call, g);
     if (status != NVFP4_STATUS_SUCCESS) return status;
   }
-  nvfp4_status status = check_launch_tiles(call);
-  return status == NVFP4_STATUS_SUCCESS ? launch_all(h, call, stream) : status;
+  static const nvfp4_dtype act_types[] = {NVFP4_DTYPE_F16, NVFP4_DTYPE_BF16};
+  int passes = call->dense != NULL ? 2 : 1;
+  gg_call pass[2] = {*call, *call};
+  nvfp4_status status = NVFP4_STATUS_SUCCESS;
+  for (int p = 0; p < passes && status == NVFP4_STATUS_SUCCESS; p++) {
+    pass[p].act_dtype = act_types[p];
+    status = check_launches(h, &pass[p]);
+  }
+  for (int p = 0; p < passes && status == NVFP4_STATUS_SUCCESS; p++) status = launch_all(h, &pass[p], stream);
+  return status;
 }
 
 NVFP4_API nvfp4_status nvfp4_grouped_gemm(nvfp4_handle *h, int num_groups, const nvfp4_tensor *a,
                                           const nvfp4_tensor *b, const nvfp4_output *c, float alpha,
                                           CUstream stream) {
   nvfp4i_clear_error();
-  const gg_call call = {num_groups, a, b, c, alpha};
+  const gg_call call = {.num_groups = num_groups, .a = a, .b = b, .c = c, .alpha = alpha};
+  return grouped_call(h, &call, stream);
+}
+
+NVFP4_API nvfp4_status nvfp4_grouped_gemm_w4a16(nvfp4_handle *h, int num_groups, const nvfp4_dense *a,
+                                                const nvfp4_tensor *b, const nvfp4_output *c, float alpha,
+                                                CUstream stream) {
+  nvfp4i_clear_error();
+  const gg_call call = {.num_groups = num_groups, .dense = a, .b = b, .c = c, .alpha = alpha};
   return grouped_call(h, &call, stream);
 }
