@@ -133,8 +133,9 @@ static int cmd_verify_gemv(int argc, char **argv) {
   snprintf(what, sizeof what, "gemv m=%lld k=%lld l=%lld layout=%s dtype=%s alpha=%g seed=%llu", (long long)c.m,
            (long long)c.k, (long long)c.l, cli_layout_name(c.a_layout), cli_dtype_name(c.dtype), c.alpha,
            (unsigned long long)c.seed);
+  int exit_status = report(what, pass, &v); /* before nvfp4_destroy, which clears nvfp4_last_error() */
   nvfp4_destroy(h);
-  return report(what, pass, &v);
+  return exit_status;
 }
 
 enum { CLI_MAX_GROUPS = 1024 };
@@ -184,8 +185,9 @@ static int cmd_verify_grouped(int argc, char **argv) {
   snprintf(what, sizeof what, "grouped-gemm groups=%d m=%.64s n=%lld k=%lld layout=%s dtype=%s alpha=%g seed=%llu",
            a.c.groups, a.m_text, (long long)a.n, (long long)a.k, cli_layout_name(a.c.a_layout),
            cli_dtype_name(a.c.dtype), a.c.alpha, (unsigned long long)a.c.seed);
+  int exit_status = report(what, pass, &v); /* before nvfp4_destroy, which clears nvfp4_last_error() */
   nvfp4_destroy(h);
-  return report(what, pass, &v);
+  return exit_status;
 }
 
 static int cmd_verify(int argc, char **argv) {
