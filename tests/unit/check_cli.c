@@ -229,8 +229,9 @@ START_TEST(info_lists_the_kernels_on_the_fake_driver) {
   setenv("FAKE_CUDA_MISSING", "nvfp4_grouped_gemm_sm90a", 1);
   run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("info"), &r);
   assert_run(&r, 0, "device   fake device (no GPU), sm_90, 132 SMs", "info");
-  assert_run(&r, 0, "kernel   nvfp4_gemv_sm90a             128 registers", "info");
-  assert_run(&r, 0, "kernel   nvfp4_grouped_gemm_sm90a     not in this image", "info");
+  assert_run(&r, 0, "kernel   nvfp4_gemv_sm90a                    128 registers", "info");
+  assert_run(&r, 0, "kernel   nvfp4_grouped_gemm_sm90a            not in this image", "info");
+  assert_run(&r, 0, "kernel   nvfp4_grouped_gemm_w4a16_bf16_sm90a 128 registers", "info");
 }
 END_TEST
 
