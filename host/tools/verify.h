@@ -50,8 +50,9 @@ typedef struct nvfp4i_grouped_case {
   int layout_count;
   int64_t sf_misalign; /* > 0: every operand's device scales start this many bytes past a 16-byte boundary */
   /* W4A16 only: group g's activations are act_dtypes[g % act_dtype_count] (F16 or BF16; F16 where
-   * act_dtype_count is 0). The activations have no scales: a_layout and a_layouts are not read, pad adds
-   * pad/2 elements to their rows, nan puts the NaN of group 0 in a row of its B too. */
+   * act_dtype_count is 0). The activations have no scales: a_layout and a_layouts are not read and
+   * sf_misalign moves B's scales alone; pad adds pad/2 elements to their rows; nan puts group 0's NaN scale
+   * in a row of its B. */
   const nvfp4_dtype *act_dtypes;
   int act_dtype_count;
 } nvfp4i_grouped_case;

@@ -1,9 +1,9 @@
 /* W4A16 grouped GEMM (nvfp4_grouped_gemm_w4a16) on the GPU against the float64 reference under the
- * docs/ACCURACY.md bar: GPU MODE's benchmark shapes with f16 and bf16 activations, tails in M, N and K, mixed K,
- * both weight scale layouts (garbage in BLOCKED padding), strided activations and outputs, alpha, every
- * output type, NaN weight scales, empty groups, 256 and 300 groups, a MoE decode step, f16 and bf16 groups in
- * one call, and CUDA graph replay. Fresh data every run (activations with zeros, subnormals and garbage in
- * their row padding), outputs poisoned before every launch. */
+ * docs/ACCURACY.md bar: GPU MODE's benchmark shapes with f16 and bf16 activations, tails in M, N and K, mixed
+ * K, both weight scale layouts (garbage in BLOCKED padding) and unaligned weight scales, strided activations
+ * and outputs, alpha, every output type, NaN weight scales, empty groups, 256 and 300 groups, a MoE decode
+ * step, f16 and bf16 groups in one call, and CUDA graph replay. Fresh data every run (activations with zeros,
+ * subnormals and garbage in their row padding), outputs poisoned before every launch. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,6 +69,13 @@ static const w4a16_gpu_case cases[] = {
     {"every output type", 1, {GROUPS(12, (64, 7, 130, 0, 33, 200), (96, 129, 40), (256, 1056)), .alpha = 0.75f,
                               .dtypes = every_dtype, .dtype_count = 3, .a_layouts = layouts, .b_layouts = layouts,
                               .layout_count = 2, ACT(act_pairs)}},
+    /* weight scales off a 16-byte boundary (no bulk copies) and LINEAR ones off 4 bytes (byte copies) */
+    {"blocked weight scales + 1 byte", 1, {GROUPS(3, (129, 7, 64), (130, 33), (1056, 96)), .b_layout = BLK,
+                                           .dtype = F16, .alpha = 1.0f, .sf_misalign = 1, ACT(mixed)}},
+    {"blocked weight scales + 4 bytes", 1, {GROUPS(2, (200, 40), (300), (2048)), .b_layout = BLK, .dtype = BF16,
+                                            .alpha = 1.0f, .sf_misalign = 4, ACT(f16)}},
+    {"linear weight scales + 3 bytes", 1, {GROUPS(2, (33, 100), (257), (1024)), .b_layout = LIN, .dtype = F32,
+                                           .alpha = 1.0f, .sf_misalign = 3, ACT(bf16)}},
     /* NaN weight scales turn exactly their column into NaN */
     {"nan", 1, {GROUPS(2, (50, 90), (300, 140), (512)), .b_layout = LIN, .dtype = F16, .alpha = 1.0f, .nan = 1,
                 ACT(f16)}},
