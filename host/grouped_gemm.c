@@ -1,8 +1,9 @@
-/* nvfp4_grouped_gemm: validate every group -> per-group descriptors in the kernel's parameter block (up to
- * GG_MAX_GROUPS non-empty groups per launch, largest token tile first) -> nvfp4_grouped_gemm_sm90a
- * (ptx/sm90a/grouped_gemm.ptx; its layout is ptx/sm90a/grouped_gemm_layout.h). Everything a launch needs
- * travels in its parameters, so a call allocates nothing, never synchronises, is capturable, and calls on
- * one handle never share state. */
+/* nvfp4_grouped_gemm and nvfp4_grouped_gemm_w4a16: validate every group -> per-group descriptors in the
+ * kernel's parameter block (up to GG_MAX_GROUPS non-empty groups per launch, largest token tile first) ->
+ * nvfp4_grouped_gemm_sm90a (ptx/sm90a/grouped_gemm.ptx), or for dense activations the W4A16 entry of their
+ * type (ptx/sm90a/grouped_gemm_w4a16.ptx); both share the launch, parameter block and descriptor of
+ * ptx/sm90a/grouped_gemm_layout.h. Everything a launch needs travels in its parameters, so a call allocates
+ * nothing, never synchronises, is capturable, and calls on one handle never share state. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -67,8 +68,40 @@ _Static_assert(GG_FULL_ARRIVALS == 2 * GG_PRODUCERS && GG_EMPTY_ARRIVALS == GG_C
 _Static_assert(GG_PRODUCERS + GG_CONSUMERS == GG_THREADS, "one producer and two consumer warpgroups");
 _Static_assert(128 * GG_PRODUCER_REGS + 256 * GG_CONSUMER_REGS <= GG_THREADS * GG_LAUNCH_REGS,
                "setmaxnreg can only move the registers the CTA was launched with");
+_Static_assert(GW_FULL_ARRIVALS == 2 * GG_PRODUCERS && GW_EMPTY_ARRIVALS == GG_CONSUMERS,
+               "the barrier protocol of grouped_gemm_w4a16.ptx");
+_Static_assert(GG_BAR_EMPTY + 8 * GG_MAX_LOAD_STAGES <= GW_RING,
+               "W4A16: a full and an empty barrier for every load slot the host may ask for");
 
-static int is_empty(const nvfp4_tensor *a, const nvfp4_tensor *b) { return a->rows == 0 || b->rows == 0; }
+/* One call: its groups and how a launch describes their activations. Every step below takes it, so the
+ * validation flow, the launches' chunking and the descriptors are the same for every kind of activations. */
+typedef struct gg_call {
+  int num_groups;
+  const nvfp4_tensor *a;     /* NVFP4 activations (nvfp4_grouped_gemm), or NULL */
+  const nvfp4_dense *dense;  /* dense activations (nvfp4_grouped_gemm_w4a16), or NULL */
+  const nvfp4_tensor *b;
+  const nvfp4_output *c;
+  float alpha;
+  nvfp4_dtype act_dtype;     /* dense: the activation type of the launches being made (an entry per type) */
+} gg_call;
+
+static int64_t rows_a(const gg_call *call, int g) {
+  return call->dense != NULL ? call->dense[g].rows : call->a[g].rows;
+}
+
+static int has_work(const gg_call *call, int g) { return rows_a(call, g) > 0 && call->b[g].rows > 0; }
+
+/* Whether group g goes into the launches being made: it has work and, dense, the type their entry reads. */
+static int takes(const gg_call *call, int g) {
+  return has_work(call, g) && (call->dense == NULL || call->dense[g].dtype == call->act_dtype);
+}
+
+/* The entry the launches being made run. */
+static nvfp4i_kernel_id call_kernel(const gg_call *call) {
+  if (call->dense == NULL) return NVFP4I_KERNEL_GROUPED_GEMM;
+  return call->act_dtype == NVFP4_DTYPE_F16 ? NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16
+                                            : NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16;
+}
 
 /* Token rows per tile: the fewest tiles of at most `cap` rows, split evenly, rounded up to GG_T_GRAIN. */
 static uint32_t token_tile_rows(int64_t m, int64_t cap) {
@@ -77,19 +110,20 @@ static uint32_t token_tile_rows(int64_t m, int64_t cap) {
   return (uint32_t)((rows + GG_T_GRAIN - 1) / GG_T_GRAIN * GG_T_GRAIN);
 }
 
-static uint64_t group_tiles(const nvfp4_tensor *a, const nvfp4_tensor *b, int64_t cap) {
-  uint64_t t = token_tile_rows(a->rows, cap);
-  return (uint64_t)((b->rows + GG_TILE_N - 1) / GG_TILE_N) * (((uint64_t)a->rows + t - 1) / t);
+static uint64_t group_tiles(const gg_call *call, int g, int64_t cap) {
+  int64_t m = rows_a(call, g);
+  uint64_t t = token_tile_rows(m, cap);
+  return (uint64_t)((call->b[g].rows + GG_TILE_N - 1) / GG_TILE_N) * (((uint64_t)m + t - 1) / t);
 }
 
 /* The token tile cap of a launch. Wide tiles decode each weight stage for more tokens, so GG_T_MAX is the
  * fastest while the launch has a tile for every SM; with fewer tiles, halving the cap puts more SMs to work
  * (measured on the GPU MODE shapes: G=2 M=[128,384] N=4096 K=1536 takes 36.6 us at 256, 29.1 at 128, 40.6 at
  * 64; G=8 M=[80..248] N=4096 K=7168, 256 tiles, 252 us at 256 and 297 at 128). */
-static int64_t token_tile_cap(const nvfp4_tensor *a, const nvfp4_tensor *b, int first, int end, int sm_count) {
+static int64_t token_tile_cap(const gg_call *call, int first, int end, int sm_count) {
   uint64_t tiles = 0;
   for (int g = first; g < end; g++)
-    if (!is_empty(&a[g], &b[g])) tiles += group_tiles(&a[g], &b[g], GG_T_MAX);
+    if (takes(call, g)) tiles += group_tiles(call, g, GG_T_MAX);
   return tiles >= (uint64_t)sm_count ? GG_T_MAX : GG_T_MAX / 2;
 }
 
@@ -102,32 +136,50 @@ static nvfp4_status check_32bit_fields(const char *op, int g, const nvfp4_tensor
   return NVFP4_STATUS_SUCCESS;
 }
 
-/* Validates group g; a group with work must also suit the 16-byte copies of its data. */
-static nvfp4_status validate_group(int g, const nvfp4_tensor *a, const nvfp4_tensor *b, const nvfp4_output *c) {
+/* An NVFP4 operand with work as the producers copy it: 16-byte pieces, 32-bit pitches and steps. */
+static nvfp4_status check_copies(const char *op, int g, const nvfp4_tensor *t) {
+  char name[32];
+  snprintf(name, sizeof name, "%s[%d]", op, g);
+  nvfp4_status status = nvfp4i_validate_vector_alignment(name, t);
+  return status == NVFP4_STATUS_SUCCESS ? check_32bit_fields(op, g, t) : status;
+}
+
+/* Dense activations with work as the producers copy them: 16-byte pieces, a row pitch in 32 bits of bytes. */
+static nvfp4_status check_dense_copies(int g, const nvfp4_dense *a) {
   char name[32];
   snprintf(name, sizeof name, "a[%d]", g);
-  nvfp4_status status = nvfp4i_validate_tensor(name, a, 0);
+  nvfp4_status status = nvfp4i_validate_dense_alignment(name, a);
+  if (status == NVFP4_STATUS_SUCCESS && a->rows > 1 &&
+      (uint64_t)a->ld * (uint64_t)nvfp4i_dtype_size(a->dtype) > UINT32_MAX)
+    return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "%s.ld = %lld: must be below 2^32 bytes", name,
+                       (long long)a->ld);
+  return status;
+}
+
+/* Validates group g; a group with work must also suit the 16-byte copies of its data. */
+static nvfp4_status validate_group(const gg_call *call, int g) {
+  const nvfp4_tensor *b = &call->b[g];
+  char name[32];
+  snprintf(name, sizeof name, "a[%d]", g);
+  nvfp4_status status = call->dense != NULL ? nvfp4i_validate_dense(name, &call->dense[g], 0)
+                                            : nvfp4i_validate_tensor(name, &call->a[g], 0);
   if (status != NVFP4_STATUS_SUCCESS) return status;
   snprintf(name, sizeof name, "b[%d]", g);
   status = nvfp4i_validate_tensor(name, b, 0);
   if (status != NVFP4_STATUS_SUCCESS) return status;
-  if (a->batch != 1 || b->batch != 1)
+  int64_t a_k = call->dense != NULL ? call->dense[g].k : call->a[g].k;
+  int64_t a_batch = call->dense != NULL ? call->dense[g].batch : call->a[g].batch;
+  if (a_batch != 1 || b->batch != 1)
     return nvfp4i_fail(NVFP4_STATUS_INVALID_VALUE, "%s[%d].batch = %lld: every group has batch 1",
-                       a->batch != 1 ? "a" : "b", g, (long long)(a->batch != 1 ? a->batch : b->batch));
-  if (a->k != b->k)
+                       a_batch != 1 ? "a" : "b", g, (long long)(a_batch != 1 ? a_batch : b->batch));
+  if (a_k != b->k)
     return nvfp4i_fail(NVFP4_STATUS_INVALID_VALUE, "b[%d].k = %lld: must equal a[%d].k = %lld", g,
-                       (long long)b->k, g, (long long)a->k);
+                       (long long)b->k, g, (long long)a_k);
   snprintf(name, sizeof name, "c[%d]", g);
-  status = nvfp4i_validate_output(name, c, a->rows, b->rows, 1);
-  if (status != NVFP4_STATUS_SUCCESS || is_empty(a, b)) return status;
-  snprintf(name, sizeof name, "a[%d]", g);
-  status = nvfp4i_validate_vector_alignment(name, a);
-  if (status == NVFP4_STATUS_SUCCESS) status = check_32bit_fields("a", g, a);
-  if (status != NVFP4_STATUS_SUCCESS) return status;
-  snprintf(name, sizeof name, "b[%d]", g);
-  status = nvfp4i_validate_vector_alignment(name, b);
-  if (status == NVFP4_STATUS_SUCCESS) status = check_32bit_fields("b", g, b);
-  return status;
+  status = nvfp4i_validate_output(name, &call->c[g], rows_a(call, g), b->rows, 1);
+  if (status != NVFP4_STATUS_SUCCESS || !has_work(call, g)) return status;
+  status = call->dense != NULL ? check_dense_copies(g, &call->dense[g]) : check_copies("a", g, &call->a[g]);
+  return status == NVFP4_STATUS_SUCCESS ? check_copies("b", g, b) : status;
 }
 
 /* How the producers copy an operand's scales: BLOCKED ones with a 16-byte aligned base as whole row blocks
@@ -138,34 +190,55 @@ static uint32_t scale_copy_flags(const nvfp4_tensor *t, uint32_t bulk, uint32_t 
   return base % 4 == 0 && (t->sf_layout != NVFP4_SF_LINEAR || t->rows == 1 || t->sf_ld % 4 == 0) ? words : 0;
 }
 
-static gg_desc group_desc(const nvfp4_tensor *a, const nvfp4_tensor *b, const nvfp4_output *c, int64_t cap) {
-  nvfp4i_sf_steps as = nvfp4i_sf_steps_of(a), bs = nvfp4i_sf_steps_of(b);
-  /* a single row's pitch and row steps are never used: 0 keeps them inside their 32 bits */
-  int a_rows = a->rows > 1, b_rows = b->rows > 1;
-  return (gg_desc){
-      .a = (uintptr_t)a->data,
+/* The activation fields of an NVFP4 operand: data, row pitch, the scales' steps and how they are copied. */
+static void describe_nvfp4_activations(gg_desc *d, const nvfp4_tensor *a) {
+  nvfp4i_sf_steps s = nvfp4i_sf_steps_of(a);
+  int rows = a->rows > 1; /* a single row's pitch and row steps are never used: 0 keeps them in 32 bits */
+  d->a = (uintptr_t)a->data;
+  d->a_sf = (uintptr_t)a->scales;
+  d->a_step128 = rows ? s.step128 : 0;
+  d->a_ld = rows ? (uint32_t)a->ld : 0;
+  d->a_step32 = rows ? (uint32_t)s.step32 : 0;
+  d->a_step1 = rows ? (uint32_t)s.step1 : 0;
+  d->a_qstep = s.quad_step;
+  d->flags |= scale_copy_flags(a, GG_F_A_SF_BULK, GG_F_A_SF_WORDS);
+}
+
+/* The activation fields of dense activations: data and row pitch in bytes. They have no scales: the A_SF
+ * fields and GG_F_A_* flags stay 0. */
+static void describe_dense_activations(gg_desc *d, const nvfp4_dense *a) {
+  d->a = (uintptr_t)a->data;
+  d->a_ld = a->rows > 1 ? (uint32_t)(a->ld * nvfp4i_dtype_size(a->dtype)) : 0;
+}
+
+static gg_desc group_desc(const gg_call *call, int g, int64_t cap) {
+  const nvfp4_tensor *b = &call->b[g];
+  const nvfp4_output *c = &call->c[g];
+  int64_t m = rows_a(call, g);
+  nvfp4i_sf_steps bs = nvfp4i_sf_steps_of(b);
+  /* as for the activations: a single row's pitch and row steps are never used */
+  int a_rows = m > 1, b_rows = b->rows > 1;
+  gg_desc d = {
       .b = (uintptr_t)b->data,
-      .a_sf = (uintptr_t)a->scales,
       .b_sf = (uintptr_t)b->scales,
       .c = (uintptr_t)c->data,
       .ldc = (uint64_t)(a_rows ? c->ld : 0),
-      .a_step128 = a_rows ? as.step128 : 0,
       .b_step128 = b_rows ? bs.step128 : 0,
-      .a_ld = a_rows ? (uint32_t)a->ld : 0,
       .b_ld = b_rows ? (uint32_t)b->ld : 0,
-      .a_step32 = a_rows ? (uint32_t)as.step32 : 0,
-      .a_step1 = a_rows ? (uint32_t)as.step1 : 0,
       .b_step32 = b_rows ? (uint32_t)bs.step32 : 0,
       .b_step1 = b_rows ? (uint32_t)bs.step1 : 0,
-      .a_qstep = as.quad_step,
       .b_qstep = bs.quad_step,
-      .m = (uint32_t)a->rows,
+      .m = (uint32_t)m,
       .n = (uint32_t)b->rows,
-      .kbytes = (uint32_t)(a->k / 2),
-      .t = token_tile_rows(a->rows, cap),
-      .flags = (uint32_t)c->dtype | scale_copy_flags(a, GG_F_A_SF_BULK, GG_F_A_SF_WORDS) |
-               scale_copy_flags(b, GG_F_B_SF_BULK, GG_F_B_SF_WORDS),
+      .kbytes = (uint32_t)(b->k / 2),
+      .t = token_tile_rows(m, cap),
+      .flags = (uint32_t)c->dtype | scale_copy_flags(b, GG_F_B_SF_BULK, GG_F_B_SF_WORDS),
   };
+  if (call->dense != NULL)
+    describe_dense_activations(&d, &call->dense[g]);
+  else
+    describe_nvfp4_activations(&d, &call->a[g]);
+  return d;
 }
 
 /* The rings for token tiles of up to t_max rows: three decoded slots where they fit beside three load slots
@@ -179,16 +252,27 @@ static uint32_t ring_config(uint32_t t_max, unsigned *smem_bytes) {
 }
 _Static_assert(GG_SMEM_BYTES(2, 2, GG_T_MAX) <= GG_SMEM_LIMIT, "two slots of each ring fit at GG_T_MAX");
 
-/* Launches groups [first, end) of the call (the non-empty ones, at most GG_MAX_GROUPS), largest tile first. */
-static nvfp4_status launch_groups(nvfp4_handle *h, int first, int end, const nvfp4_tensor *a, const nvfp4_tensor *b,
-                                  const nvfp4_output *c, float alpha, CUstream stream) {
-  gg_params params = {.alpha = alpha};
+/* W4A16's ring for token tiles of up to t_max rows: as many load slots as shared memory holds (there is no
+ * decoded ring: the producers copy the activations straight into wgmma's B tile in the slot). Returns
+ * GG_P_RING's word. */
+static uint32_t w4a16_ring_config(uint32_t t_max, unsigned *smem_bytes) {
+  uint32_t load_stages = (GG_SMEM_LIMIT - GW_SMEM_BYTES(0, t_max)) / GW_SLOT_BYTES(t_max);
+  if (load_stages > GG_MAX_LOAD_STAGES) load_stages = GG_MAX_LOAD_STAGES;
+  *smem_bytes = GW_SMEM_BYTES(load_stages, t_max);
+  return load_stages | t_max << 16;
+}
+_Static_assert((GG_SMEM_LIMIT - GW_SMEM_BYTES(0, GG_T_MAX)) / GW_SLOT_BYTES(GG_T_MAX) >= 2,
+               "W4A16: two load slots fit at GG_T_MAX");
+
+/* Launches groups [first, end) of the call (those it takes, at most GG_MAX_GROUPS), largest tile first. */
+static nvfp4_status launch_groups(nvfp4_handle *h, const gg_call *call, int first, int end, CUstream stream) {
+  gg_params params = {.alpha = call->alpha};
   uint32_t count = 0, t_max = 0;
-  int64_t cap = token_tile_cap(a, b, first, end, h->sm_count);
+  int64_t cap = token_tile_cap(call, first, end, h->sm_count);
   for (int g = first; g < end; g++) {
-    if (is_empty(&a[g], &b[g])) continue;
+    if (!takes(call, g)) continue;
     /* insertion by descending t: the snake schedule then pairs the largest tiles with the smallest */
-    gg_desc d = group_desc(&a[g], &b[g], &c[g], cap);
+    gg_desc d = group_desc(call, g, cap);
     uint32_t at = count++;
     while (at > 0 && params.desc[at - 1].t < d.t) {
       params.desc[at] = params.desc[at - 1];
@@ -204,7 +288,7 @@ static nvfp4_status launch_groups(nvfp4_handle *h, int first, int end, const nvf
   }
   params.num_groups = count;
   unsigned smem_bytes;
-  params.ring = ring_config(t_max, &smem_bytes);
+  params.ring = call->dense != NULL ? w4a16_ring_config(t_max, &smem_bytes) : ring_config(t_max, &smem_bytes);
   unsigned grid = params.total_tiles < (uint32_t)h->sm_count ? params.total_tiles : (unsigned)h->sm_count;
   void *args[] = {&params};
   nvfp4i_launch launch = {
@@ -213,38 +297,77 @@ static nvfp4_status launch_groups(nvfp4_handle *h, int first, int end, const nvf
       .dynamic_smem = smem_bytes,
       .params = args,
   };
-  return nvfp4i_launch_kernel(h, NVFP4I_KERNEL_GROUPED_GEMM, &launch, stream);
+  return nvfp4i_launch_kernel(h, call_kernel(call), &launch, stream);
+}
+
+/* What the launches being made need before the first of them: every launch's tile count, at the smallest
+ * cap, within GG_P_TOTAL_TILES' 32 bits, and their entry in the image if there is any work. */
+static nvfp4_status check_launches(const nvfp4_handle *h, const gg_call *call) {
+  uint64_t tiles = 0;
+  int work = 0;
+  for (int g = 0; g < call->num_groups; g++) {
+    if (!takes(call, g)) continue;
+    if (work++ % GG_MAX_GROUPS == 0) tiles = 0;
+    tiles += group_tiles(call, g, GG_T_MAX / 2);
+    if (tiles > UINT32_MAX)
+      return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "group %d: more than 2^32 tiles in one launch", g);
+  }
+  return work > 0 ? nvfp4i_check_kernel(h, call_kernel(call)) : NVFP4_STATUS_SUCCESS;
+}
+
+/* Launches the groups the call takes, GG_MAX_GROUPS to a launch, on the stream in group order. */
+static nvfp4_status launch_all(nvfp4_handle *h, const gg_call *call, CUstream stream) {
+  for (int first = 0; first < call->num_groups;) {
+    int end = first, work = 0;
+    while (end < call->num_groups && work < GG_MAX_GROUPS) work += takes(call, end), end++;
+    if (work > 0) {
+      nvfp4_status status = launch_groups(h, call, first, end, stream);
+      if (status != NVFP4_STATUS_SUCCESS) return status;
+    }
+    first = end;
+  }
+  return NVFP4_STATUS_SUCCESS;
+}
+
+/* The whole call: the handle and arrays, every group, and every launch are checked before anything
+ * launches. Dense activations make one series of launches per type, as each type has an entry of its own:
+ * the f16 groups', then the bf16 groups'. */
+static nvfp4_status grouped_call(nvfp4_handle *h, const gg_call *call, CUstream stream) {
+  const nvfp4_status bad = NVFP4_STATUS_INVALID_VALUE;
+  int groups = call->num_groups;
+  if (h == NULL) return nvfp4i_fail(bad, "h is NULL");
+  if (groups < 0) return nvfp4i_fail(bad, "num_groups = %d: must be >= 0", groups);
+  if (groups > 0 && call->a == NULL && call->dense == NULL) return nvfp4i_fail(bad, "a is NULL");
+  if (groups > 0 && call->b == NULL) return nvfp4i_fail(bad, "b is NULL");
+  if (groups > 0 && call->c == NULL) return nvfp4i_fail(bad, "c is NULL");
+  for (int g = 0; g < groups; g++) {
+    nvfp4_status status = validate_group(call, g);
+    if (status != NVFP4_STATUS_SUCCESS) return status;
+  }
+  static const nvfp4_dtype act_types[] = {NVFP4_DTYPE_F16, NVFP4_DTYPE_BF16};
+  int passes = call->dense != NULL ? 2 : 1;
+  gg_call pass[2] = {*call, *call};
+  nvfp4_status status = NVFP4_STATUS_SUCCESS;
+  for (int p = 0; p < passes && status == NVFP4_STATUS_SUCCESS; p++) {
+    pass[p].act_dtype = act_types[p];
+    status = check_launches(h, &pass[p]);
+  }
+  for (int p = 0; p < passes && status == NVFP4_STATUS_SUCCESS; p++) status = launch_all(h, &pass[p], stream);
+  return status;
 }
 
 NVFP4_API nvfp4_status nvfp4_grouped_gemm(nvfp4_handle *h, int num_groups, const nvfp4_tensor *a,
                                           const nvfp4_tensor *b, const nvfp4_output *c, float alpha,
                                           CUstream stream) {
   nvfp4i_clear_error();
-  const nvfp4_status bad = NVFP4_STATUS_INVALID_VALUE;
-  if (h == NULL) return nvfp4i_fail(bad, "h is NULL");
-  if (num_groups < 0) return nvfp4i_fail(bad, "num_groups = %d: must be >= 0", num_groups);
-  if (num_groups > 0 && a == NULL) return nvfp4i_fail(bad, "a is NULL");
-  if (num_groups > 0 && b == NULL) return nvfp4i_fail(bad, "b is NULL");
-  if (num_groups > 0 && c == NULL) return nvfp4i_fail(bad, "c is NULL");
-  /* every group is checked, and every launch's tile count (at the smallest cap), before anything launches */
-  uint64_t tiles = 0;
-  for (int g = 0, work = 0; g < num_groups; g++) {
-    nvfp4_status status = validate_group(g, &a[g], &b[g], &c[g]);
-    if (status != NVFP4_STATUS_SUCCESS) return status;
-    if (is_empty(&a[g], &b[g])) continue;
-    if (work++ % GG_MAX_GROUPS == 0) tiles = 0;
-    tiles += group_tiles(&a[g], &b[g], GG_T_MAX / 2);
-    if (tiles > UINT32_MAX)
-      return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "group %d: more than 2^32 tiles in one launch", g);
-  }
-  for (int first = 0; first < num_groups;) {
-    int end = first, work = 0;
-    while (end < num_groups && work < GG_MAX_GROUPS) work += !is_empty(&a[end], &b[end]), end++;
-    if (work > 0) {
-      nvfp4_status status = launch_groups(h, first, end, a, b, c, alpha, stream);
-      if (status != NVFP4_STATUS_SUCCESS) return status;
-    }
-    first = end;
-  }
-  return NVFP4_STATUS_SUCCESS;
+  const gg_call call = {.num_groups = num_groups, .a = a, .b = b, .c = c, .alpha = alpha};
+  return grouped_call(h, &call, stream);
+}
+
+NVFP4_API nvfp4_status nvfp4_grouped_gemm_w4a16(nvfp4_handle *h, int num_groups, const nvfp4_dense *a,
+                                                const nvfp4_tensor *b, const nvfp4_output *c, float alpha,
+                                                CUstream stream) {
+  nvfp4i_clear_error();
+  const gg_call call = {.num_groups = num_groups, .dense = a, .b = b, .c = c, .alpha = alpha};
+  return grouped_call(h, &call, stream);
 }

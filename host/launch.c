@@ -25,10 +25,16 @@ nvfp4_status nvfp4i_launch_function(const nvfp4_handle *h, CUfunction fn, const 
   return status;
 }
 
-nvfp4_status nvfp4i_launch_kernel(const nvfp4_handle *h, nvfp4i_kernel_id id, const nvfp4i_launch *launch,
-                                  CUstream stream) {
+nvfp4_status nvfp4i_check_kernel(const nvfp4_handle *h, nvfp4i_kernel_id id) {
   if (h->kernels[id].fn == NULL)
     return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "kernel image (%s) has no entry %s", h->image_source,
                        nvfp4i_kernel_name(id));
+  return NVFP4_STATUS_SUCCESS;
+}
+
+nvfp4_status nvfp4i_launch_kernel(const nvfp4_handle *h, nvfp4i_kernel_id id, const nvfp4i_launch *launch,
+                                  CUstream stream) {
+  nvfp4_status status = nvfp4i_check_kernel(h, id);
+  if (status != NVFP4_STATUS_SUCCESS) return status;
   return nvfp4i_launch_function(h, h->kernels[id].fn, nvfp4i_kernel_name(id), launch, stream);
 }

@@ -11,6 +11,10 @@ typedef struct nvfp4i_launch {
   void **params; /* one pointer per .param of the entry, in order */
 } nvfp4i_launch;
 
+/* NOT_SUPPORTED, saying so, when the handle's image lacks kernel id; an operation that launches more than one
+ * kernel asks before its first launch. */
+nvfp4_status nvfp4i_check_kernel(const nvfp4_handle *h, nvfp4i_kernel_id id);
+
 /* Launches a kernel of the handle's table; NOT_SUPPORTED, launching nothing, when its image lacks it. */
 nvfp4_status nvfp4i_launch_kernel(const nvfp4_handle *h, nvfp4i_kernel_id id, const nvfp4i_launch *launch,
                                   CUstream stream);

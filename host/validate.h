@@ -9,6 +9,11 @@
  * empty operand is valid. K must be a positive multiple of 32 (NOT_SUPPORTED otherwise). */
 nvfp4_status nvfp4i_validate_tensor(const char *name, const nvfp4_tensor *t, int64_t min_rows);
 
+/* Checks a dense operand (activations): NULL, dtype (F16 or BF16; F32 activations are NOT_SUPPORTED), shape
+ * as nvfp4i_validate_tensor, data aligned to its element, ld >= k with more than one row, and batches that
+ * never overlap. */
+nvfp4_status nvfp4i_validate_dense(const char *name, const nvfp4_dense *d, int64_t min_rows);
+
 /* Checks a dense output of rows x cols per batch: pointer, dtype, element alignment, and that rows and
  * batches never overlap (the last element of a row comes before the next row starts). */
 nvfp4_status nvfp4i_validate_output(const char *name, const nvfp4_output *o, int64_t rows, int64_t cols,
@@ -17,6 +22,10 @@ nvfp4_status nvfp4i_validate_output(const char *name, const nvfp4_output *o, int
 /* Checks what the kernels' 16-byte vector loads and TMA copies need: the data base, ld (with more than one
  * row) and batch_stride (with more than one batch) multiples of 16. */
 nvfp4_status nvfp4i_validate_vector_alignment(const char *name, const nvfp4_tensor *t);
+
+/* The same for a dense operand's 16-byte copies: data 16-byte aligned, ld (with more than one row) and
+ * batch_stride (with more than one batch) multiples of 16 bytes. */
+nvfp4_status nvfp4i_validate_dense_alignment(const char *name, const nvfp4_dense *d);
 
 /* Bytes per element of an output dtype (0 for an invalid one). */
 int nvfp4i_dtype_size(nvfp4_dtype dtype);

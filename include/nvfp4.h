@@ -1,6 +1,7 @@
 /*
  * nvfp4.h - NVFP4 (FP4 E2M1 values, one FP8 E4M3 scale per 16 elements along K) kernels for
- * NVIDIA GPUs (sm_90a: H100, H200): batched GEMV and grouped GEMM with f32 accumulation.
+ * NVIDIA GPUs (sm_90a: H100, H200): batched GEMV and grouped GEMM with f32 accumulation, the grouped GEMM
+ * also with dense f16 or bf16 activations (W4A16).
  *
  * Data. An NVFP4 element is a 4-bit e2m1 code (0, 0.5, 1, 1.5, 2, 3, 4, 6 and their negatives; bit 3 is
  * the sign), two per byte along K with the even k in the low nibble. Every 16 consecutive elements of a
@@ -131,6 +132,19 @@ typedef struct nvfp4_output {
   nvfp4_dtype dtype;          /* F16, BF16 or F32 */
 } nvfp4_output;
 
+/* A dense operand: rows x k elements per batch, row-major (K contiguous). Element (r, c) of batch b is at
+ * data + (b*batch_stride + r*ld + c) elements. The W4A16 operations take their activations this way, F16 or
+ * BF16 (F32 activations: NOT_SUPPORTED). data must be aligned to its element; ld >= k where there are two
+ * rows or more; batches must not overlap. K must be a multiple of 32 (NOT_SUPPORTED otherwise); rows and k
+ * are below 2^31. Each operation states the alignment its kernels need beyond that. */
+typedef struct nvfp4_dense {
+  const void *data;           /* device pointer */
+  int64_t rows, k, batch;
+  int64_t ld;                 /* elements between consecutive rows, >= k */
+  int64_t batch_stride;       /* elements between consecutive batches */
+  nvfp4_dtype dtype;          /* F16 or BF16 (activations) */
+} nvfp4_dense;
+
 /* y[m, l] = alpha * sum_k A[m, k, l] * x[k, l] for every row m < a->rows and batch l < a->batch: y is an
  * output of a->rows x 1 per batch, y->ld the distance between consecutive m. x->rows == 1,
  * x->k == a->k, x->batch == a->batch; A and x each have their own scales and layouts per batch.
@@ -148,6 +162,24 @@ NVFP4_API nvfp4_status nvfp4_gemv(nvfp4_handle *h, const nvfp4_tensor *a, const 
 NVFP4_API nvfp4_status nvfp4_grouped_gemm(nvfp4_handle *h, int num_groups, const nvfp4_tensor *a,
                                           const nvfp4_tensor *b, const nvfp4_output *c, float alpha,
                                           CUstream stream);
+
+/* W4A16 grouped GEMM: nvfp4_grouped_gemm with dense activations, the way NVFP4 checkpoints are served. For g in
+ * [0, num_groups): C_g[m, n] = alpha * sum_k A_g[m, k] * B_g[n, k], where A_g = a[g] holds the activations
+ * (tokens: M_g x K_g, dense F16 or BF16), B_g = b[g] the NVFP4 weights (N_g x K_g, K-major) and C_g = c[g], a
+ * row-major output of M_g x N_g (F16, BF16 or F32, independent of the activations' type). Every product is
+ * exact (f16 activations meet f16 weights, bf16 ones bf16 weights: e2m1 * e4m3 is exact in both) and is
+ * accumulated in f32, under the same accuracy bar as the other operations. The arrays a, b and c (num_groups
+ * each) live in host memory and may be freed on return.
+ * Each group has batch 1 and a[g].k == b[g].k; groups may differ in M, N, K, weight scale layout, output
+ * type and activation type: the F16 groups and the BF16 groups run in separate kernel launches, one after
+ * the other on the stream (each only where it has work). F32 activations: NOT_SUPPORTED. The activations are
+ * copied 16 bytes at a time: a[g].data must be 16-byte aligned, and where a group has two rows or more a[g].ld
+ * a multiple of 8 elements and a[g].ld * 2 below 2^32 bytes (NOT_SUPPORTED otherwise). A group with
+ * a[g].rows == 0 or b[g].rows == 0 is valid and skipped (its pointers may be NULL); num_groups == 0 does
+ * nothing (the arrays may then be NULL). */
+NVFP4_API nvfp4_status nvfp4_grouped_gemm_w4a16(nvfp4_handle *h, int num_groups, const nvfp4_dense *a,
+                                                const nvfp4_tensor *b, const nvfp4_output *c, float alpha,
+                                                CUstream stream);
 
 #ifdef __cplusplus
 }

@@ -106,10 +106,23 @@ static nvfp4_tensor at_base(nvfp4_tensor t, CUdeviceptr base) {
   return t;
 }
 
-/* Random bytes to fill operands from: codes (every byte is two valid e2m1 codes) and e4m3 scales of the test
- * spread. A buffer takes its bytes from an offset that depends on its set, so no two sets hold the same. */
+/* Dense activations of rows x k packed tightly, placed as place_operand places an operand. */
+static nvfp4_dense place_dense(size_t *end, int64_t rows, int64_t k, nvfp4_dtype dtype) {
+  size_t data = place(end, (size_t)(rows * k) * sizeof(uint16_t));
+  return (nvfp4_dense){(const void *)data, rows, k, 1, k, rows * k, dtype};
+}
+
+static nvfp4_dense dense_at_base(nvfp4_dense d, CUdeviceptr base) {
+  d.data = (const uint8_t *)(uintptr_t)base + (uintptr_t)d.data;
+  return d;
+}
+
+/* Random bytes to fill operands from: codes (every byte is two valid e2m1 codes), e4m3 scales of the test
+ * spread and, for the W4A16 benchmark, activations (nvfp4i_random_activation). A buffer takes its bytes from
+ * an offset that depends on its set, so no two sets hold the same. */
 typedef struct pools {
   uint8_t *codes, *scales;
+  uint16_t *activations; /* bytes / 2 of them, or NULL */
   size_t bytes;
 } pools;
 
@@ -126,9 +139,18 @@ static nvfp4_status pools_create(pools *p, size_t largest_buffer) {
   return NVFP4_STATUS_SUCCESS;
 }
 
+static nvfp4_status pools_add_activations(pools *p, nvfp4_dtype dtype) {
+  nvfp4i_rng rng = {0x61637473ull};
+  p->activations = malloc(p->bytes);
+  if (p->activations == NULL) return nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "bench: no host memory");
+  for (size_t i = 0; i < p->bytes / sizeof(uint16_t); i++) p->activations[i] = nvfp4i_random_activation(&rng, dtype);
+  return NVFP4_STATUS_SUCCESS;
+}
+
 static void pools_destroy(pools *p) {
   free(p->codes);
   free(p->scales);
+  free(p->activations);
 }
 
 /* Fills operand t of a set (device pointers) from the pools; `salt` picks the offsets. An empty operand (an
@@ -146,6 +168,15 @@ static nvfp4_status upload_operand(const nvfp4_tensor *t, const pools *p, uint64
                status, out);
 out:
   return status;
+}
+
+/* Fills dense activations of a set (a device pointer) from the pools, as upload_operand fills an operand. */
+static nvfp4_status upload_dense(const nvfp4_dense *d, const pools *p, uint64_t salt) {
+  if (d->rows == 0) return NVFP4_STATUS_SUCCESS;
+  size_t offset = (size_t)(salt * 64 % (POOL_SLACK / sizeof(uint16_t)));
+  CUresult r = nvfp4i_cuda()->cuMemcpyHtoD((CUdeviceptr)(uintptr_t)d->data, p->activations + offset,
+                                           (size_t)(d->rows * d->ld) * sizeof(uint16_t));
+  return r == CUDA_SUCCESS ? NVFP4_STATUS_SUCCESS : nvfp4i_cuda_fail(r, "cuMemcpyHtoD");
 }
 
 /* The device allocations of a benchmark's input sets, set_bytes each. */
@@ -285,70 +316,106 @@ typedef struct grouped_arg {
   nvfp4_handle *h;
   int groups;
   nvfp4_tensor *a, *b; /* groups per set, set after set */
+  nvfp4_dense *dense;  /* W4A16: the activations, in place of a */
   nvfp4_output *c;
 } grouped_arg;
 
 static nvfp4_status launch_grouped(void *arg, int set, CUstream stream) {
   grouped_arg *g = arg;
   size_t first = (size_t)set * (size_t)g->groups;
+  if (g->dense != NULL)
+    return nvfp4_grouped_gemm_w4a16(g->h, g->groups, g->dense + first, g->b + first, g->c + first, 1.0f, stream);
   return nvfp4_grouped_gemm(g->h, g->groups, g->a + first, g->b + first, g->c + first, 1.0f, stream);
 }
 
-nvfp4_status nvfp4i_bench_grouped_gemm(nvfp4_handle *h, int groups, const int64_t *m, int64_t n, int64_t k,
-                                       const nvfp4i_bench_method *method, nvfp4i_timing *t, double *flops,
-                                       double *bytes) {
+/* Both grouped GEMMs' benchmark: with `dense`, nvfp4_grouped_gemm_w4a16 on activations of act_dtype. */
+static nvfp4_status bench_grouped(nvfp4_handle *h, int groups, const int64_t *m, int64_t n, int64_t k, int dense,
+                                  nvfp4_dtype act_dtype, const nvfp4i_bench_method *method, nvfp4i_timing *t,
+                                  double *flops, double *bytes) {
   nvfp4_status status = NVFP4_STATUS_SUCCESS;
   input_sets sets = {0, NULL};
   pools p = {0};
-  grouped_arg g = {h, groups, NULL, NULL, NULL};
-  /* one set's layout (offsets from its base): every group's A, B and C */
+  grouped_arg g = {h, groups, NULL, NULL, NULL, NULL};
+  /* one set's layout (offsets from its base): every group's A (or dense activations), B and C */
   nvfp4_tensor *a0 = calloc((size_t)groups, sizeof *a0), *b0 = calloc((size_t)groups, sizeof *b0);
+  nvfp4_dense *dense0 = calloc((size_t)groups, sizeof *dense0);
   size_t *c_offset = calloc((size_t)groups, sizeof *c_offset), set_bytes = 0, largest = 0;
-  if (a0 == NULL || b0 == NULL || c_offset == NULL) {
+  if (a0 == NULL || b0 == NULL || dense0 == NULL || c_offset == NULL) {
     status = nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "bench: no host memory");
     goto out;
   }
   *flops = *bytes = 0.0;
+  /* bytes per activation element: packed e2m1 and its share of a scale, or an f16/bf16 value */
+  double act_bytes = dense ? 2.0 : 0.5 + 1.0 / 16;
   for (int i = 0; i < groups; i++) {
-    a0[i] = place_operand(&set_bytes, m[i], k, 1);
+    size_t a_bytes;
+    if (dense) {
+      dense0[i] = place_dense(&set_bytes, m[i], k, act_dtype);
+      a_bytes = (size_t)(m[i] * k) * sizeof(uint16_t);
+    } else {
+      a0[i] = place_operand(&set_bytes, m[i], k, 1);
+      a_bytes = (size_t)a0[i].batch_stride;
+    }
     b0[i] = place_operand(&set_bytes, n, k, 1);
     c_offset[i] = place(&set_bytes, (size_t)(m[i] * n) * sizeof(uint16_t));
     if ((size_t)b0[i].batch_stride > largest) largest = (size_t)b0[i].batch_stride;
-    if ((size_t)a0[i].batch_stride > largest) largest = (size_t)a0[i].batch_stride;
+    if (a_bytes > largest) largest = a_bytes;
     *flops += 2.0 * (double)m[i] * (double)n * (double)k;
     if (m[i] > 0) /* an empty group reads nothing */
-      *bytes += (double)(m[i] + n) * (double)k * (0.5 + 1.0 / 16) + 2.0 * (double)m[i] * (double)n;
+      *bytes += (double)m[i] * (double)k * act_bytes + (double)n * (double)k * (0.5 + 1.0 / 16) +
+                2.0 * (double)m[i] * (double)n;
   }
   status = sets_create(&sets, h, method, set_bytes);
   if (status == NVFP4_STATUS_SUCCESS) status = pools_create(&p, largest);
+  if (status == NVFP4_STATUS_SUCCESS && dense) status = pools_add_activations(&p, act_dtype);
   if (status != NVFP4_STATUS_SUCCESS) goto out;
   size_t total = (size_t)sets.count * (size_t)groups;
-  g.a = calloc(total, sizeof *g.a);
+  g.a = dense ? NULL : calloc(total, sizeof *g.a);
+  g.dense = dense ? calloc(total, sizeof *g.dense) : NULL;
   g.b = calloc(total, sizeof *g.b);
   g.c = calloc(total, sizeof *g.c);
-  if (g.a == NULL || g.b == NULL || g.c == NULL) {
+  if ((g.a == NULL && g.dense == NULL) || g.b == NULL || g.c == NULL) {
     status = nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "bench: no host memory");
     goto out;
   }
   for (size_t s = 0, i = 0; s < (size_t)sets.count && status == NVFP4_STATUS_SUCCESS; s++)
     for (int group = 0; group < groups && status == NVFP4_STATUS_SUCCESS; group++, i++) {
-      g.a[i] = at_base(a0[group], sets.memory[s]);
       g.b[i] = at_base(b0[group], sets.memory[s]);
       g.c[i] = (nvfp4_output){(void *)(uintptr_t)(sets.memory[s] + c_offset[group]), n, 0, NVFP4_DTYPE_F16};
-      status = upload_operand(&g.a[i], &p, 2 * i);
+      if (dense) {
+        g.dense[i] = dense_at_base(dense0[group], sets.memory[s]);
+        status = upload_dense(&g.dense[i], &p, 2 * i);
+      } else {
+        g.a[i] = at_base(a0[group], sets.memory[s]);
+        status = upload_operand(&g.a[i], &p, 2 * i);
+      }
       if (status == NVFP4_STATUS_SUCCESS) status = upload_operand(&g.b[i], &p, 2 * i + 1);
     }
   if (status == NVFP4_STATUS_SUCCESS) status = time_sets(launch_grouped, &g, sets.count, method->runs, t);
 out:
   free(g.a);
   free(g.b);
+  free(g.dense);
   free(g.c);
   free(a0);
   free(b0);
+  free(dense0);
   free(c_offset);
   pools_destroy(&p);
   sets_destroy(&sets);
   return status;
+}
+
+nvfp4_status nvfp4i_bench_grouped_gemm(nvfp4_handle *h, int groups, const int64_t *m, int64_t n, int64_t k,
+                                       const nvfp4i_bench_method *method, nvfp4i_timing *t, double *flops,
+                                       double *bytes) {
+  return bench_grouped(h, groups, m, n, k, 0, NVFP4_DTYPE_F16, method, t, flops, bytes);
+}
+
+nvfp4_status nvfp4i_bench_grouped_gemm_w4a16(nvfp4_handle *h, int groups, const int64_t *m, int64_t n, int64_t k,
+                                             nvfp4_dtype act_dtype, const nvfp4i_bench_method *method,
+                                             nvfp4i_timing *t, double *flops, double *bytes) {
+  return bench_grouped(h, groups, m, n, k, 1, act_dtype, method, t, flops, bytes);
 }
 
 /* ---- the probes */

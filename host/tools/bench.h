@@ -39,6 +39,12 @@ nvfp4_status nvfp4i_bench_grouped_gemm(nvfp4_handle *h, int groups, const int64_
                                        const nvfp4i_bench_method *method, nvfp4i_timing *t, double *flops,
                                        double *bytes);
 
+/* nvfp4_grouped_gemm_w4a16 on the same shapes, activations of act_dtype (F16 or BF16; random, see
+ * nvfp4i_random_activation) in place of A. *bytes counts them at 2 bytes an element. */
+nvfp4_status nvfp4i_bench_grouped_gemm_w4a16(nvfp4_handle *h, int groups, const int64_t *m, int64_t n, int64_t k,
+                                             nvfp4_dtype act_dtype, const nvfp4i_bench_method *method,
+                                             nvfp4i_timing *t, double *flops, double *bytes);
+
 /* The measuring kernels (ptx/sm90a/read_probe.ptx, wgmma_peak.ptx), loaded from an image of their own into
  * a handle's context: libnvfp4's image never holds them. */
 #define NVFP4I_READ_PROBE_ENTRY NVFP4I_STRINGIFY(READ_PROBE_ENTRY)

@@ -13,7 +13,7 @@ static const char usage_main[] =
     "usage: nvfp4 <command> [options]\n"
     "  info                           driver, device, and the kernels loaded for it\n"
     "  verify gemv [options]          one GEMV on random full-range data against the float64 reference\n"
-    "  verify grouped-gemm [options]  the same for one grouped GEMM call\n"
+    "  verify grouped-gemm [options]  the same for one grouped GEMM call (--act f16|bf16: W4A16)\n"
     "  bench [options]                every GPU MODE benchmark shape of both operations (the main job)\n"
     "  bench gemv [options]           time GEMV against the ceilings measured in the same run\n"
     "  bench grouped-gemm [options]   the same for grouped GEMM\n"
@@ -40,12 +40,15 @@ static const char usage_verify_gemv[] =
     "  Defaults: --m 4096 --k 7168 --l 1 --layout linear --dtype f16 --alpha 1 --seed 1\n";
 
 static const char usage_verify_grouped[] =
-    "usage: nvfp4 verify grouped-gemm [--m M1,M2,..] [--n N] [--k K] [--layout linear|blocked]\n"
-    "                                 [--dtype f16|bf16|f32] [--alpha A] [--seed S]\n"
+    "usage: nvfp4 verify grouped-gemm [--m M1,M2,..] [--n N] [--k K] [--act nvfp4|f16|bf16]\n"
+    "                                 [--layout linear|blocked] [--dtype f16|bf16|f32] [--alpha A] [--seed S]\n"
     "  One call, one group per entry of --m (0 makes an empty group): C_g (M_g x N) = alpha * A_g (M_g x K)\n"
-    "  * B_g (N x K)^T. Prints the worst error/tolerance ratio against the accuracy bar (docs/ACCURACY.md) and\n"
-    "  PASS, or FAIL with exit status 1. The same seed gives the same data.\n"
-    "  Defaults: --m 80,176 --n 4096 --k 7168 --layout linear --dtype f16 --alpha 1 --seed 1\n";
+    "  * B_g (N x K)^T. --act: the activations A_g, NVFP4 (nvfp4_grouped_gemm) or dense f16 or bf16\n"
+    "  (nvfp4_grouped_gemm_w4a16: random values with zeros, subnormals and garbage in row padding); --layout\n"
+    "  is the NVFP4 operands' scale layout, --dtype the output type. Prints the worst error/tolerance ratio\n"
+    "  against the accuracy bar (docs/ACCURACY.md) and PASS, or FAIL with exit status 1. The same seed gives\n"
+    "  the same data.\n"
+    "  Defaults: --m 80,176 --n 4096 --k 7168 --act nvfp4 --layout linear --dtype f16 --alpha 1 --seed 1\n";
 
 static int print_info(void) {
   nvfp4_handle *h;
@@ -63,9 +66,9 @@ static int print_info(void) {
     const nvfp4i_kernel *k = &h->kernels[id];
     const char *name = nvfp4i_kernel_name((nvfp4i_kernel_id)id);
     if (k->fn == NULL)
-      printf("kernel   %-28s not in this image: its operation returns NOT_SUPPORTED\n", name);
+      printf("kernel   %-35s not in this image: its operation returns NOT_SUPPORTED\n", name);
     else
-      printf("kernel   %-28s %3d registers, %d bytes local (spills), %d bytes static shared, %d CTAs/SM\n", name,
+      printf("kernel   %-35s %3d registers, %d bytes local (spills), %d bytes static shared, %d CTAs/SM\n", name,
              k->registers, k->local_bytes, k->static_smem, k->blocks_per_sm);
   }
   nvfp4_destroy(h);
@@ -83,7 +86,7 @@ static int cmd_info(int argc, char **argv) {
   return status == CLI_GO_ON ? print_info() : status;
 }
 
-enum { OPT_M = 256, OPT_N, OPT_K, OPT_L, OPT_LAYOUT, OPT_DTYPE, OPT_ALPHA, OPT_SEED };
+enum { OPT_M = 256, OPT_N, OPT_K, OPT_L, OPT_LAYOUT, OPT_DTYPE, OPT_ALPHA, OPT_SEED, OPT_ACT };
 
 #define SHAPE_MAX INT32_MAX /* the library's limit on rows and K */
 
@@ -133,8 +136,9 @@ static int cmd_verify_gemv(int argc, char **argv) {
   snprintf(what, sizeof what, "gemv m=%lld k=%lld l=%lld layout=%s dtype=%s alpha=%g seed=%llu", (long long)c.m,
            (long long)c.k, (long long)c.l, cli_layout_name(c.a_layout), cli_dtype_name(c.dtype), c.alpha,
            (unsigned long long)c.seed);
+  int exit_status = report(what, pass, &v); /* before nvfp4_destroy, which clears nvfp4_last_error() */
   nvfp4_destroy(h);
-  return report(what, pass, &v);
+  return exit_status;
 }
 
 enum { CLI_MAX_GROUPS = 1024 };
@@ -143,6 +147,8 @@ typedef struct verify_grouped_args {
   nvfp4i_grouped_case c;
   int64_t m[CLI_MAX_GROUPS], n, k;
   const char *m_text;
+  cli_act act;
+  nvfp4_dtype act_dtype; /* W4A16: every group's activations */
 } verify_grouped_args;
 
 static int take_verify_grouped(int code, const char *value, void *ctx) {
@@ -157,6 +163,7 @@ static int take_verify_grouped(int code, const char *value, void *ctx) {
     case OPT_DTYPE: return cli_dtype(value, &a->c.dtype);
     case OPT_ALPHA: return cli_float(value, "--alpha", &a->c.alpha);
     case OPT_SEED: return cli_u64(value, "--seed", &a->c.seed);
+    case OPT_ACT: return cli_act_parse(value, &a->act);
   }
   return 0;
 }
@@ -166,9 +173,9 @@ static int cmd_verify_grouped(int argc, char **argv) {
       {"m", required_argument, NULL, OPT_M},           {"n", required_argument, NULL, OPT_N},
       {"k", required_argument, NULL, OPT_K},           {"layout", required_argument, NULL, OPT_LAYOUT},
       {"dtype", required_argument, NULL, OPT_DTYPE},   {"alpha", required_argument, NULL, OPT_ALPHA},
-      {"seed", required_argument, NULL, OPT_SEED},     CLI_HELP_OPTION,
-      {0}};
-  verify_grouped_args a = {.m = {80, 176}, .n = 4096, .k = 7168, .m_text = "80,176"};
+      {"seed", required_argument, NULL, OPT_SEED},     {"act", required_argument, NULL, OPT_ACT},
+      CLI_HELP_OPTION,                                 {0}};
+  verify_grouped_args a = {.m = {80, 176}, .n = 4096, .k = 7168, .m_text = "80,176", .act = CLI_ACT_NVFP4};
   a.c = (nvfp4i_grouped_case){.groups = 2, .m = a.m, .n = &a.n, .k = &a.k, .m_count = 2, .n_count = 1,
                               .k_count = 1, .a_layout = NVFP4_SF_LINEAR, .dtype = NVFP4_DTYPE_F16, .alpha = 1.0f,
                               .seed = 1};
@@ -176,16 +183,22 @@ static int cmd_verify_grouped(int argc, char **argv) {
       cli_parse(argc, argv, "nvfp4 verify grouped-gemm", usage_verify_grouped, options, take_verify_grouped, &a);
   if (status != CLI_GO_ON) return status;
   a.c.b_layout = a.c.a_layout;
+  a.act_dtype = cli_act_dtype(a.act);
+  a.c.act_dtypes = &a.act_dtype;
+  a.c.act_dtype_count = 1;
   nvfp4_handle *h;
   if (!cli_open_handle(&h)) return 1;
   nvfp4i_verdict v;
-  int pass = nvfp4i_verify_grouped_gemm(h, &a.c, &v);
+  int pass = a.act == CLI_ACT_NVFP4 ? nvfp4i_verify_grouped_gemm(h, &a.c, &v)
+                                   : nvfp4i_verify_grouped_gemm_w4a16(h, &a.c, &v);
   char what[256];
-  snprintf(what, sizeof what, "grouped-gemm groups=%d m=%.64s n=%lld k=%lld layout=%s dtype=%s alpha=%g seed=%llu",
-           a.c.groups, a.m_text, (long long)a.n, (long long)a.k, cli_layout_name(a.c.a_layout),
+  snprintf(what, sizeof what,
+           "grouped-gemm groups=%d m=%.64s n=%lld k=%lld act=%s layout=%s dtype=%s alpha=%g seed=%llu", a.c.groups,
+           a.m_text, (long long)a.n, (long long)a.k, cli_act_name(a.act), cli_layout_name(a.c.a_layout),
            cli_dtype_name(a.c.dtype), a.c.alpha, (unsigned long long)a.c.seed);
+  int exit_status = report(what, pass, &v); /* before nvfp4_destroy, which clears nvfp4_last_error() */
   nvfp4_destroy(h);
-  return report(what, pass, &v);
+  return exit_status;
 }
 
 static int cmd_verify(int argc, char **argv) {

@@ -11,13 +11,13 @@ static const char usage_bench[] =
     "usage: nvfp4 bench [--gpumode] [--iters N] [--sets N] [--csv FILE]\n"
     "       nvfp4 bench gemv [options]          see nvfp4 bench gemv --help\n"
     "       nvfp4 bench grouped-gemm [options]  see nvfp4 bench grouped-gemm --help\n"
-    "  Without an operation: the GPU MODE benchmark shapes of both (--gpumode, the default), every option\n"
-    "  applying to both. Timing (docs/TIMING.md): N distinct input sets; one repetition synchronises, writes\n"
-    "  256 MB to flush L2, and times one call per set back to back on one stream between two events; a\n"
-    "  call's time is the elapsed time / N, and the median over the repetitions is reported, with the\n"
-    "  single-call latency (one call alone between the events after a flush) beside it. Ceilings measured in\n"
-    "  the same run: the device copy bandwidth, the method's launch floor, a plain read of the GEMV's bytes\n"
-    "  and the f16 tensor-core rate.\n"
+    "  Without an operation: the GPU MODE benchmark shapes of both (--gpumode, the default; the grouped GEMM's\n"
+    "  also with f16 activations, W4A16), every option applying to both. Timing (docs/TIMING.md): N distinct\n"
+    "  input sets; one repetition synchronises, writes 256 MB to flush L2, and times one call per set back to\n"
+    "  back on one stream between two events; a call's time is the elapsed time / N, and the median over the\n"
+    "  repetitions is reported, with the single-call latency (one call alone between the events after a\n"
+    "  flush) beside it. Ceilings measured in the same run: the device copy bandwidth, the method's launch\n"
+    "  floor, a plain read of the GEMV's bytes and the f16 tensor-core rate.\n"
     "  --iters N   repetitions of every measurement (default 50)\n"
     "  --sets N    input sets (default 15; more where N sets would fit in L2, fewer where memory is short)\n"
     "  --csv FILE  also write every row to FILE, one header for both operations\n";
@@ -34,17 +34,21 @@ static const char usage_bench_gemv[] =
     "  --iters N, --sets N, --csv FILE: as in nvfp4 bench --help\n";
 
 static const char usage_bench_grouped[] =
-    "usage: nvfp4 bench grouped-gemm [--m M1,M2,.. --n N --k K | --gpumode] [--iters N] [--sets N] [--csv FILE]\n"
+    "usage: nvfp4 bench grouped-gemm [--m M1,M2,.. --n N --k K | --gpumode] [--act nvfp4|f16|bf16] [--iters N]\n"
+    "                                [--sets N] [--csv FILE]\n"
     "  Times nvfp4_grouped_gemm (one group per entry of --m, each M_g x N x K, 0 for an empty group; random\n"
     "  full-range operands, LINEAR scales, f16 output) and prints the time per call and alone, TFLOP/s and\n"
     "  its share of the f16 tensor-core rate, the bytes moved per second (every non-empty group's operands\n"
     "  read once, C written once) and their share of the copy bandwidth, and the floors the two ceilings put\n"
     "  on the call, all measured in the same run.\n"
     "  --gpumode (the default): GPU MODE's four benchmark cases gg1..4, and moe1: G = 64, M_g in [0, 24]\n"
-    "            drawn from a fixed seed (three groups empty), N = 4096, K = 7168\n"
+    "            drawn from a fixed seed (three groups empty), N = 4096, K = 7168; each with NVFP4\n"
+    "            activations, then with f16 ones (W4A16), unless --act names one kind\n"
+    "  --act: the activations, NVFP4 (nvfp4_grouped_gemm, the default for a shape of your own) or dense f16\n"
+    "         or bf16 (nvfp4_grouped_gemm_w4a16; bytes count them at 2 an element)\n"
     "  --iters N, --sets N, --csv FILE: as in nvfp4 bench --help\n";
 
-enum { OPT_M = 256, OPT_N, OPT_K, OPT_L, OPT_ITERS, OPT_SETS, OPT_CSV, OPT_GPUMODE, OPT_SWEEP };
+enum { OPT_M = 256, OPT_N, OPT_K, OPT_L, OPT_ITERS, OPT_SETS, OPT_CSV, OPT_GPUMODE, OPT_SWEEP, OPT_ACT };
 enum { BENCH_GEMV = 1, BENCH_GROUPED = 2, MAX_GROUPS = 1024 };
 
 #define SHAPE_MAX INT32_MAX
@@ -57,6 +61,8 @@ typedef struct bench_args {
   int64_t n, k, l; /* 0: not given */
   int64_t iters, sets;
   const char *csv;
+  cli_act act; /* the grouped GEMM's activations */
+  int act_given;
 } bench_args;
 
 static int take_bench(int code, const char *value, void *ctx) {
@@ -71,6 +77,7 @@ static int take_bench(int code, const char *value, void *ctx) {
     case OPT_CSV: a->csv = value; return 1;
     case OPT_GPUMODE: a->gpumode = 1; return 1;
     case OPT_SWEEP: a->sweep = 1; return 1;
+    case OPT_ACT: a->act_given = 1; return cli_act_parse(value, &a->act);
   }
   return 0;
 }
@@ -92,6 +99,7 @@ static int parse_bench(int argc, char **argv, bench_args *a) {
                                                   {"m", required_argument, NULL, OPT_M},
                                                   {"n", required_argument, NULL, OPT_N},
                                                   {"k", required_argument, NULL, OPT_K},
+                                                  {"act", required_argument, NULL, OPT_ACT},
                                                   {0}};
   const char *command = "nvfp4 bench", *usage = usage_bench;
   const struct option *options = both_options;
@@ -123,7 +131,7 @@ static int parse_bench(int argc, char **argv, bench_args *a) {
 
 /* One measured row, in the CSV schema both operations share (NAN: not measured for this operation). */
 typedef struct bench_row {
-  const char *op, *name;
+  const char *op, *act, *name; /* act: the activations, nvfp4, f16 or bf16 */
   int groups;
   char m_text[256];
   int64_t n, k, l;
@@ -132,7 +140,7 @@ typedef struct bench_row {
 } bench_row;
 
 static const char csv_header[] =
-    "op,shape,groups,m,n,k,l,sets,runs,median_us,min_us,max_us,single_us,bytes,flops,tb_per_s,fraction_of_copy,"
+    "op,act,shape,groups,m,n,k,l,sets,runs,median_us,min_us,max_us,single_us,bytes,flops,tb_per_s,fraction_of_copy,"
     "tflops,fraction_of_peak,read_us,fraction_of_read,copy_tb_per_s,peak_tflops";
 
 /* The ceilings measured once per run, and where rows go. */
@@ -152,7 +160,7 @@ static void csv_number(FILE *f, double v, const char *format) {
 static void csv_row(const bench_run *run, const bench_row *r) {
   if (run->csv == NULL) return;
   double tbps = r->bytes / (r->t.median_us * 1e-6) / 1e12, tflops = r->flops / (r->t.median_us * 1e-6) / 1e12;
-  fprintf(run->csv, "%s,%s,%d,\"%s\",%lld,%lld,%lld,%d,%d,%.3f,%.3f,%.3f,%.3f,%.0f,%.0f", r->op, r->name,
+  fprintf(run->csv, "%s,%s,%s,%d,\"%s\",%lld,%lld,%lld,%d,%d,%.3f,%.3f,%.3f,%.3f,%.0f,%.0f", r->op, r->act, r->name,
           r->groups, r->m_text, (long long)r->n, (long long)r->k, (long long)r->l, r->t.sets, r->t.runs,
           r->t.median_us, r->t.min_us, r->t.max_us, r->t.single_us, r->bytes, r->flops);
   csv_number(run->csv, tbps, "%.4f");
@@ -197,7 +205,7 @@ static int bench_gemv_shapes(const bench_run *run, const bench_args *a) {
   double log_sum = 0.0, log_read_sum = 0.0;
   for (int i = 0; i < count; i++) {
     const nvfp4i_gemv_workload *s = &shapes[i];
-    bench_row r = {.op = "gemv", .name = s->name, .groups = 1, .k = s->k, .l = s->l,
+    bench_row r = {.op = "gemv", .act = "nvfp4", .name = s->name, .groups = 1, .k = s->k, .l = s->l,
                    .flops = 2.0 * (double)s->m * (double)s->k * (double)s->l};
     snprintf(r.m_text, sizeof r.m_text, "%lld", (long long)s->m);
     nvfp4i_timing read;
@@ -224,38 +232,45 @@ static int bench_gemv_shapes(const bench_run *run, const bench_args *a) {
   return rc;
 }
 
-/* Times every grouped GEMM shape the arguments name; 0 when all were measured. */
+/* Times every grouped GEMM shape the arguments name with every kind of activations they name (a shape of
+ * one's own and --act: one kind; the GPU MODE shapes: NVFP4, then f16 W4A16); 0 when all were measured. */
 static int bench_grouped_shapes(const bench_run *run, const bench_args *a) {
   nvfp4i_grouped_workload one = {"custom", a->m_count, a->m, a->n, a->k};
   const nvfp4i_grouped_workload *shapes = a->m_count ? &one : nvfp4i_grouped_workloads;
   int count = a->m_count ? 1 : nvfp4i_grouped_workload_count;
-  printf("\nGrouped GEMM. flop_us, byte_us: the floors the tensor-core rate and the copy bandwidth put on the\n"
-         "call; x_floor: the time over the larger of the two\n");
-  printf("%-6s %-3s %-28s %5s %5s %4s %9s %9s %8s %7s %7s %7s %9s %9s %7s\n", "shape", "G", "M", "N", "K", "sets",
-         "median_us", "single_us", "TFLOP/s", "%peak", "TB/s", "%copy", "flop_us", "byte_us", "x_floor");
+  cli_act acts[2] = {a->act, CLI_ACT_F16};
+  int act_count = a->m_count || a->act_given ? 1 : 2;
+  printf("\nGrouped GEMM. act: the activations (nvfp4, or f16 / bf16: W4A16); flop_us, byte_us: the floors the\n"
+         "tensor-core rate and the copy bandwidth put on the call; x_floor: the time over the larger of the two\n");
+  printf("%-6s %-5s %-3s %-28s %5s %5s %4s %9s %9s %8s %7s %7s %7s %9s %9s %7s\n", "shape", "act", "G", "M", "N", "K",
+         "sets", "median_us", "single_us", "TFLOP/s", "%peak", "TB/s", "%copy", "flop_us", "byte_us", "x_floor");
   int rc = 0;
-  for (int i = 0; i < count; i++) {
-    const nvfp4i_grouped_workload *s = &shapes[i];
-    bench_row r = {.op = "grouped-gemm", .name = s->name, .groups = s->groups, .n = s->n, .k = s->k, .l = 1,
-                   .read_us = NAN};
-    for (int g = 0, len = 0; g < s->groups && len < (int)sizeof r.m_text - 24; g++)
-      len += snprintf(r.m_text + len, sizeof r.m_text - (size_t)len, g ? ",%lld" : "%lld", (long long)s->m[g]);
-    nvfp4_status st =
-        nvfp4i_bench_grouped_gemm(run->h, s->groups, s->m, s->n, s->k, &run->method, &r.t, &r.flops, &r.bytes);
-    if (st != NVFP4_STATUS_SUCCESS) {
-      fprintf(stderr, "nvfp4: grouped-gemm %s x %lld x %lld: %s: %s\n", r.m_text, (long long)s->n, (long long)s->k,
-              nvfp4_status_string(st), nvfp4_last_error());
-      rc = 1;
-      continue;
+  for (int act = 0; act < act_count; act++)
+    for (int i = 0; i < count; i++) {
+      const nvfp4i_grouped_workload *s = &shapes[i];
+      bench_row r = {.op = "grouped-gemm", .act = cli_act_name(acts[act]), .name = s->name, .groups = s->groups,
+                     .n = s->n, .k = s->k, .l = 1, .read_us = NAN};
+      for (int g = 0, len = 0; g < s->groups && len < (int)sizeof r.m_text - 24; g++)
+        len += snprintf(r.m_text + len, sizeof r.m_text - (size_t)len, g ? ",%lld" : "%lld", (long long)s->m[g]);
+      nvfp4_status st =
+          acts[act] == CLI_ACT_NVFP4
+              ? nvfp4i_bench_grouped_gemm(run->h, s->groups, s->m, s->n, s->k, &run->method, &r.t, &r.flops, &r.bytes)
+              : nvfp4i_bench_grouped_gemm_w4a16(run->h, s->groups, s->m, s->n, s->k, cli_act_dtype(acts[act]),
+                                                &run->method, &r.t, &r.flops, &r.bytes);
+      if (st != NVFP4_STATUS_SUCCESS) {
+        fprintf(stderr, "nvfp4: grouped-gemm %s x %lld x %lld, %s activations: %s: %s\n", r.m_text, (long long)s->n,
+                (long long)s->k, r.act, nvfp4_status_string(st), nvfp4_last_error());
+        rc = 1;
+        continue;
+      }
+      double tflops = r.flops / (r.t.median_us * 1e-6) / 1e12, tbps = r.bytes / (r.t.median_us * 1e-6) / 1e12;
+      double flop_us = r.flops / (run->peak_tflops * 1e12) * 1e6, byte_us = r.bytes / (run->copy_tbps * 1e12) * 1e6;
+      printf("%-6s %-5s %-3d %-28.28s %5lld %5lld %4d %9.2f %9.2f %8.1f %6.1f%% %7.3f %6.1f%% %9.2f %9.2f %7.2f\n",
+             s->name, r.act, s->groups, r.m_text, (long long)s->n, (long long)s->k, r.t.sets, r.t.median_us,
+             r.t.single_us, tflops, 100.0 * tflops / run->peak_tflops, tbps, 100.0 * tbps / run->copy_tbps, flop_us,
+             byte_us, r.t.median_us / fmax(flop_us, byte_us));
+      csv_row(run, &r);
     }
-    double tflops = r.flops / (r.t.median_us * 1e-6) / 1e12, tbps = r.bytes / (r.t.median_us * 1e-6) / 1e12;
-    double flop_us = r.flops / (run->peak_tflops * 1e12) * 1e6, byte_us = r.bytes / (run->copy_tbps * 1e12) * 1e6;
-    printf("%-6s %-3d %-28.28s %5lld %5lld %4d %9.2f %9.2f %8.1f %6.1f%% %7.3f %6.1f%% %9.2f %9.2f %7.2f\n", s->name,
-           s->groups, r.m_text, (long long)s->n, (long long)s->k, r.t.sets, r.t.median_us, r.t.single_us, tflops,
-           100.0 * tflops / run->peak_tflops, tbps, 100.0 * tbps / run->copy_tbps, flop_us, byte_us,
-           r.t.median_us / fmax(flop_us, byte_us));
-    csv_row(run, &r);
-  }
   return rc;
 }
 

@@ -105,6 +105,17 @@ int cli_dtype(const char *text, nvfp4_dtype *out) {
 const char *cli_layout_name(nvfp4_sf_layout layout) { return layout_names[layout]; }
 const char *cli_dtype_name(nvfp4_dtype dtype) { return dtype_names[dtype]; }
 
+static const char *const act_names[] = {[CLI_ACT_NVFP4] = "nvfp4", [CLI_ACT_F16] = "f16", [CLI_ACT_BF16] = "bf16"};
+
+int cli_act_parse(const char *text, cli_act *out) {
+  int i = lookup(text, "--act", act_names, 3);
+  if (i >= 0) *out = (cli_act)i;
+  return i >= 0;
+}
+
+const char *cli_act_name(cli_act act) { return act_names[act]; }
+nvfp4_dtype cli_act_dtype(cli_act act) { return act == CLI_ACT_BF16 ? NVFP4_DTYPE_BF16 : NVFP4_DTYPE_F16; }
+
 int cli_parse(int argc, char **argv, const char *command, const char *usage, const struct option *options,
               cli_take_fn take, void *ctx) {
   char *word = argv[0];

@@ -35,7 +35,7 @@ static void clear_blocked_tiles(const nvfp4_tensor *t, uint8_t *scales) {
     memset(scales, 0, (size_t)nvfp4i_sf_batch_bytes(t->sf_layout, t->sf_ld, t->rows, t->k));
 }
 
-void nvfp4i_quantize_ref(const nvfp4i_dense *in, const nvfp4_tensor *out, float global_scale) {
+void nvfp4i_quantize_ref(const nvfp4_dense *in, const nvfp4_tensor *out, float global_scale) {
   for (int64_t b = 0; b < in->batch; b++) {
     uint8_t *data = (uint8_t *)out->data + b * out->batch_stride;
     uint8_t *scales = (uint8_t *)out->scales + b * out->sf_batch_stride;

@@ -8,22 +8,13 @@
 
 #include "nvfp4.h"
 
-/* A dense f16/bf16/f32 operand, rows x k per batch, row-major: element (r, c) of batch b is element
- * b*batch_stride + r*ld + c of data. The fields of SPEC section 3's nvfp4_dense, in its order. */
-typedef struct nvfp4i_dense {
-  const void *data;
-  int64_t rows, k, batch;
-  int64_t ld;
-  int64_t batch_stride;
-  nvfp4_dtype dtype;
-} nvfp4i_dense;
-
-/* out (rows, k, batch of in's) = NVFP4 of in * global_scale. Per row and 16-element block, each step one
- * f32 operation rounded to nearest even: t = x * g; a block with a NaN or infinite t gets scale 0x7F and
- * codes 0; else s = e4m3(amax|t| / 6); s == 0 gives codes 0; else code = e2m1(t / s), s the value of the
- * scale byte. Writes the k/2 data bytes of each row, and the k/16 scale bytes of each row (LINEAR) or
- * each batch's tiles whole, padding 0 (BLOCKED); no other byte. out->data and out->scales are written. */
-void nvfp4i_quantize_ref(const nvfp4i_dense *in, const nvfp4_tensor *out, float global_scale);
+/* out (rows, k, batch of in's) = NVFP4 of in (f16, bf16 or f32) * global_scale. Per row and 16-element
+ * block, each step one f32 operation rounded to nearest even: t = x * g; a block with a NaN or infinite t
+ * gets scale 0x7F and codes 0; else s = e4m3(amax|t| / 6); s == 0 gives codes 0; else code = e2m1(t / s),
+ * s the value of the scale byte. Writes the k/2 data bytes of each row, and the k/16 scale bytes of each
+ * row (LINEAR) or each batch's tiles whole, padding 0 (BLOCKED); no other byte. out->data and out->scales
+ * are written. */
+void nvfp4i_quantize_ref(const nvfp4_dense *in, const nvfp4_tensor *out, float global_scale);
 
 /* out (in->rows x in->k per batch) = the value of every element of in, exact in all three types: -0 stays
  * -0, a NaN scale gives NaN. Writes only those elements. */

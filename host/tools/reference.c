@@ -15,6 +15,11 @@ void nvfp4i_decode_row(const nvfp4_tensor *t, int64_t batch, int64_t row, double
   }
 }
 
+void nvfp4i_decode_dense_row(const nvfp4_dense *d, int64_t batch, int64_t row, double *out) {
+  int64_t first = batch * d->batch_stride + row * d->ld;
+  for (int64_t kk = 0; kk < d->k; kk++) out[kk] = nvfp4i_output_value(d->dtype, d->data, first + kk);
+}
+
 void nvfp4i_dot(const double *a, const double *b, int64_t k, double alpha, double *ref, double *mag) {
   double sum = 0.0, abs_sum = 0.0;
   for (int64_t i = 0; i < k; i++) {

@@ -10,6 +10,9 @@
 /* Decodes row `row` of batch `batch` of t (whose data and scales are HOST pointers) into k doubles. */
 void nvfp4i_decode_row(const nvfp4_tensor *t, int64_t batch, int64_t row, double *out);
 
+/* Reads row `row` of batch `batch` of dense d (F16, BF16 or F32; data a HOST pointer) into k doubles, exactly. */
+void nvfp4i_decode_dense_row(const nvfp4_dense *d, int64_t batch, int64_t row, double *out);
+
 /* ref = alpha * sum_k a[k]*b[k] and mag = |alpha| * sum_k |a[k]*b[k]|, in float64. */
 void nvfp4i_dot(const double *a, const double *b, int64_t k, double alpha, double *ref, double *mag);
 

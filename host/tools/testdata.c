@@ -110,3 +110,52 @@ void nvfp4i_operand_destroy(nvfp4i_operand *op) {
   free((void *)op->host.scales);
   memset(op, 0, sizeof *op);
 }
+
+uint16_t nvfp4i_random_activation(nvfp4i_rng *rng, nvfp4_dtype dtype) {
+  uint64_t r = nvfp4i_rng_next(rng);
+  unsigned mantissa_bits = dtype == NVFP4_DTYPE_F16 ? 10 : 7, bias = dtype == NVFP4_DTYPE_F16 ? 15 : 127;
+  unsigned sign = (unsigned)(r & 1) << 15, kind = (unsigned)(r >> 1) & 0xFF;
+  unsigned mantissa = (unsigned)(r >> 32) & ((1u << mantissa_bits) - 1);
+  int exponent = -8 + (int)((r >> 9 & 0xFFFF) % 12); /* [2^-8, 2^4) */
+  if (kind < 4) return (uint16_t)sign;                         /* +-0 */
+  if (kind == 4) return (uint16_t)(sign | mantissa | 1);       /* a subnormal: exponent field 0 */
+  if (kind == 5) exponent = 4 + (int)((r >> 9 & 0xFFFF) % 4);  /* [2^4, 2^8) */
+  return (uint16_t)(sign | (unsigned)(exponent + (int)bias) << mantissa_bits | mantissa);
+}
+
+nvfp4_status nvfp4i_dense_operand_create(nvfp4i_dense_operand *op, int64_t rows, int64_t k, int64_t batch,
+                                         nvfp4_dtype dtype, int64_t pad, nvfp4i_rng *rng) {
+  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
+  memset(op, 0, sizeof *op);
+  nvfp4_dense *d = &op->host;
+  *d = (nvfp4_dense){NULL, rows, k, batch, k + pad, rows * (k + pad) + (pad ? 8 : 0), dtype};
+  op->bytes = d->batch_stride * batch * (int64_t)sizeof(uint16_t);
+  uint16_t *data = malloc((size_t)op->bytes);
+  if (data == NULL)
+    return nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "no host memory for %lldx%lldx%lld activations",
+                       (long long)rows, (long long)k, (long long)batch);
+  fill_random((uint8_t *)data, op->bytes, rng); /* garbage wherever no element goes */
+  for (int64_t l = 0; l < batch; l++)
+    for (int64_t r = 0; r < rows; r++)
+      for (int64_t kk = 0; kk < k; kk++)
+        data[l * d->batch_stride + r * d->ld + kk] = nvfp4i_random_activation(rng, dtype);
+  d->data = data;
+  op->dev = *d;
+  CUdeviceptr d_data = 0;
+  nvfp4_status status = NVFP4_STATUS_SUCCESS;
+  NVFP4_CU_TRY(cu->cuMemAlloc(&d_data, (size_t)op->bytes), status, fail);
+  NVFP4_CU_TRY(cu->cuMemcpyHtoD(d_data, data, (size_t)op->bytes), status, fail);
+  op->dev.data = (const void *)(uintptr_t)d_data;
+  return status;
+fail:
+  if (d_data) cu->cuMemFree(d_data);
+  free(data);
+  memset(op, 0, sizeof *op);
+  return status;
+}
+
+void nvfp4i_dense_operand_destroy(nvfp4i_dense_operand *op) {
+  if (op->dev.data) nvfp4i_cuda()->cuMemFree((CUdeviceptr)(uintptr_t)op->dev.data);
+  free((void *)op->host.data);
+  memset(op, 0, sizeof *op);
+}

@@ -1,4 +1,5 @@
-/* Random full-range NVFP4 operands on host and device, for the tests and the CLI (not part of libnvfp4). */
+/* Random full-range NVFP4 operands and dense activations on host and device, for the tests and the CLI (not
+ * part of libnvfp4). */
 #ifndef NVFP4_TOOLS_TESTDATA_H
 #define NVFP4_TOOLS_TESTDATA_H
 
@@ -37,5 +38,26 @@ nvfp4_status nvfp4i_operand_upload(const nvfp4i_operand *op);
 
 /* Frees both copies; a zeroed operand is fine. */
 void nvfp4i_operand_destroy(nvfp4i_operand *op);
+
+/* A random activation of `dtype` (F16 or BF16), as its bits: either sign; magnitudes spread over [2^-8, 2^4)
+ * by exponent, with a random mantissa; 1/64 of them zeros, 1/256 subnormals, 1/256 large (in [2^4, 2^8)). Wide,
+ * yet an f16 result of thousands of products against full-range weights rarely overflows. */
+uint16_t nvfp4i_random_activation(nvfp4i_rng *rng, nvfp4_dtype dtype);
+
+typedef struct nvfp4i_dense_operand {
+  nvfp4_dense host; /* data in host memory: what the reference reads */
+  nvfp4_dense dev;  /* the same layout in device memory: what the library reads */
+  int64_t bytes;
+} nvfp4i_dense_operand;
+
+/* Allocates and fills a dense operand of `dtype` (F16 or BF16): nvfp4i_random_activation in every element
+ * and random garbage (NaN and infinity patterns included) in every element past k of a row and between
+ * batches. pad > 0 adds that many elements (a multiple of 8: rows stay 16-byte aligned) to each row and 8
+ * between batches. rows > 0. Needs a current context. */
+nvfp4_status nvfp4i_dense_operand_create(nvfp4i_dense_operand *op, int64_t rows, int64_t k, int64_t batch,
+                                         nvfp4_dtype dtype, int64_t pad, nvfp4i_rng *rng);
+
+/* Frees both copies; a zeroed operand is fine. */
+void nvfp4i_dense_operand_destroy(nvfp4i_dense_operand *op);
 
 #endif

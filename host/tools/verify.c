@@ -111,6 +111,7 @@ enum { FULL_CHECK_MACS = 200000000 }; /* per group: above it, a sample of column
 /* One group's operands, output placement and type, and injected NaN rows. */
 typedef struct grouped_group {
   nvfp4i_operand a, b;
+  nvfp4i_dense_operand dense_a; /* W4A16: the activations, in place of a */
   int64_t m, n, k;
   nvfp4_dtype dtype;
   int64_t c_offset; /* bytes from the start of the output buffer (16-byte aligned) */
@@ -130,6 +131,15 @@ static nvfp4_status create_operand(nvfp4i_operand *op, int64_t rows, int64_t k, 
   }
   memset(op, 0, sizeof *op);
   op->dev = op->host = (nvfp4_tensor){NULL, NULL, 0, k, 1, k / 2, 0, k / 16, 0, layout};
+  return NVFP4_STATUS_SUCCESS;
+}
+
+/* nvfp4i_dense_operand_create, or for 0 rows an empty operand with no memory behind it (a skipped group). */
+static nvfp4_status create_dense_operand(nvfp4i_dense_operand *op, int64_t rows, int64_t k, nvfp4_dtype dtype,
+                                         int64_t pad, nvfp4i_rng *rng) {
+  if (rows > 0) return nvfp4i_dense_operand_create(op, rows, k, 1, dtype, pad, rng);
+  memset(op, 0, sizeof *op);
+  op->dev = op->host = (nvfp4_dense){NULL, 0, k, 1, k, 0, dtype};
   return NVFP4_STATUS_SUCCESS;
 }
 
@@ -156,7 +166,7 @@ static int64_t choose_columns(const grouped_group *gr, nvfp4i_rng *rng, int64_t 
 
 /* Reference for the chosen columns of one group, compared in place; marks every result element. Returns how
  * many outputs it compared (m times the columns chosen; 0 without host memory, which sets v->status). */
-static int64_t check_group(const nvfp4i_grouped_case *c, const grouped_group *gr, const uint8_t *out,
+static int64_t check_group(const nvfp4i_grouped_case *c, const grouped_group *gr, int dense, const uint8_t *out,
                            uint8_t *is_result, nvfp4i_rng *rng, nvfp4i_verdict *v) {
   int esize = nvfp4i_dtype_size(gr->dtype);
   int64_t m = gr->m, n = gr->n, k = gr->k;
@@ -177,7 +187,12 @@ static int64_t check_group(const nvfp4i_grouped_case *c, const grouped_group *gr
   int64_t *index = malloc(sizeof(int64_t) * (size_t)m);
   int64_t ncols = cols && arows && brow && ref && mag && index ? choose_columns(gr, rng, cols) : -1;
   if (ncols < 0) v->status = nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "verify: no host memory");
-  for (int64_t i = 0; ncols > 0 && i < m; i++) nvfp4i_decode_row(&gr->a.host, 0, i, arows + i * k);
+  for (int64_t i = 0; ncols > 0 && i < m; i++) {
+    if (dense)
+      nvfp4i_decode_dense_row(&gr->dense_a.host, 0, i, arows + i * k);
+    else
+      nvfp4i_decode_row(&gr->a.host, 0, i, arows + i * k);
+  }
   for (int64_t jc = 0; jc < ncols; jc++) {
     int64_t j = cols[jc];
     nvfp4i_decode_row(&gr->b.host, 0, j, brow);
@@ -196,19 +211,21 @@ static int64_t check_group(const nvfp4i_grouped_case *c, const grouped_group *gr
   return ncols > 0 ? m * ncols : 0;
 }
 
-int nvfp4i_verify_grouped_gemm(nvfp4_handle *h, const nvfp4i_grouped_case *c, nvfp4i_verdict *v) {
+/* Both grouped GEMMs' check: with `dense`, nvfp4_grouped_gemm_w4a16 on dense activations. */
+static int verify_grouped(nvfp4_handle *h, const nvfp4i_grouped_case *c, int dense, nvfp4i_verdict *v) {
   const nvfp4i_cuda_table *cu = nvfp4i_cuda();
   memset(v, 0, sizeof *v);
   nvfp4i_rng rng = {c->seed};
   int G = c->groups, created = 0;
   grouped_group *gr = calloc((size_t)(G > 0 ? G : 1), sizeof *gr);
   nvfp4_tensor *ta = calloc((size_t)(G > 0 ? G : 1), sizeof *ta), *tb = calloc((size_t)(G > 0 ? G : 1), sizeof *tb);
+  nvfp4_dense *td = calloc((size_t)(G > 0 ? G : 1), sizeof *td);
   nvfp4_output *tc = calloc((size_t)(G > 0 ? G : 1), sizeof *tc);
   uint8_t *out = NULL, *is_result = NULL;
   CUdeviceptr d_c = 0;
   int64_t c_end = 0; /* bytes of the output buffer the groups so far take */
   int unchecked = 0; /* groups with outputs of which none was compared */
-  if (!gr || !ta || !tb || !tc) {
+  if (!gr || !ta || !tb || !td || !tc) {
     v->status = nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "verify: no host memory");
     goto free_host;
   }
@@ -221,15 +238,18 @@ int nvfp4i_verify_grouped_gemm(nvfp4_handle *h, const nvfp4i_grouped_case *c, nv
     x->c_ld = x->n + c->c_pad;
     x->c_offset = (c_end + 15) / 16 * 16 + 16; /* a gap before every group */
     c_end = x->c_offset + (x->m > 0 ? (x->m - 1) * x->c_ld + x->n : 0) * nvfp4i_dtype_size(x->dtype);
-    x->nan_a_row = c->nan && g == 0 && x->m > 0 ? x->m / 3 : -1;
-    x->nan_b_row = c->nan && g == G - 1 && x->n > 0 ? x->n / 2 : -1;
+    x->nan_a_row = c->nan && !dense && g == 0 && x->m > 0 ? x->m / 3 : -1;
+    x->nan_b_row = c->nan && (g == G - 1 || (dense && g == 0)) && x->n > 0 ? x->n / 2 : -1;
     nvfp4_sf_layout a_layout = c->layout_count > 0 ? c->a_layouts[g % c->layout_count] : c->a_layout;
     nvfp4_sf_layout b_layout = c->layout_count > 0 ? c->b_layouts[g % c->layout_count] : c->b_layout;
-    v->status = create_operand(&x->a, x->m, x->k, a_layout, c->pad, c->sf_misalign, &rng);
+    nvfp4_dtype act_dtype = c->act_dtype_count > 0 ? c->act_dtypes[g % c->act_dtype_count] : NVFP4_DTYPE_F16;
+    v->status = dense ? create_dense_operand(&x->dense_a, x->m, x->k, act_dtype, c->pad / 2, &rng)
+                      : create_operand(&x->a, x->m, x->k, a_layout, c->pad, c->sf_misalign, &rng);
     if (v->status != NVFP4_STATUS_SUCCESS) goto free_operands;
     v->status = create_operand(&x->b, x->n, x->k, b_layout, c->pad, c->sf_misalign, &rng);
     if (v->status != NVFP4_STATUS_SUCCESS) {
       nvfp4i_operand_destroy(&x->a);
+      nvfp4i_dense_operand_destroy(&x->dense_a);
       goto free_operands;
     }
     if (x->nan_a_row >= 0) inject_nan(&x->a, x->nan_a_row, &rng);
@@ -241,6 +261,7 @@ int nvfp4i_verify_grouped_gemm(nvfp4_handle *h, const nvfp4i_grouped_case *c, nv
       goto free_operands;
     }
     ta[g] = x->a.dev;
+    td[g] = x->dense_a.dev;
     tb[g] = x->b.dev;
   }
   size_t c_bytes = (size_t)c_end + 16;
@@ -254,12 +275,13 @@ int nvfp4i_verify_grouped_gemm(nvfp4_handle *h, const nvfp4i_grouped_case *c, nv
   NVFP4_CU_TRY(cu->cuMemsetD8(d_c, POISON_BYTE, c_bytes), v->status, free_c);
   for (int g = 0; g < G; g++)
     tc[g] = (nvfp4_output){(void *)(uintptr_t)(d_c + (CUdeviceptr)gr[g].c_offset), gr[g].c_ld, 0, gr[g].dtype};
-  v->status = nvfp4_grouped_gemm(h, G, ta, tb, tc, c->alpha, NULL);
+  v->status = dense ? nvfp4_grouped_gemm_w4a16(h, G, td, tb, tc, c->alpha, NULL)
+                    : nvfp4_grouped_gemm(h, G, ta, tb, tc, c->alpha, NULL);
   if (v->status != NVFP4_STATUS_SUCCESS) goto free_c;
   NVFP4_CU_TRY(cu->cuCtxSynchronize(), v->status, free_c);
   NVFP4_CU_TRY(cu->cuMemcpyDtoH(out, d_c, c_bytes), v->status, free_c);
   for (int g = 0; g < G; g++)
-    if (check_group(c, &gr[g], out, is_result, &rng, v) == 0 && gr[g].m * gr[g].n > 0) unchecked++;
+    if (check_group(c, &gr[g], dense, out, is_result, &rng, v) == 0 && gr[g].m * gr[g].n > 0) unchecked++;
   v->clobbered = count_clobbered(out, (int64_t)c_bytes, is_result);
 
 free_c:
@@ -267,6 +289,7 @@ free_c:
 free_operands:
   for (int g = 0; g < created; g++) {
     nvfp4i_operand_destroy(&gr[g].a);
+    nvfp4i_dense_operand_destroy(&gr[g].dense_a);
     nvfp4i_operand_destroy(&gr[g].b);
   }
 free_host:
@@ -274,7 +297,16 @@ free_host:
   free(is_result);
   free(gr);
   free(ta);
+  free(td);
   free(tb);
   free(tc);
   return v->status == NVFP4_STATUS_SUCCESS && v->failures == 0 && v->clobbered == 0 && unchecked == 0;
+}
+
+int nvfp4i_verify_grouped_gemm(nvfp4_handle *h, const nvfp4i_grouped_case *c, nvfp4i_verdict *v) {
+  return verify_grouped(h, c, 0, v);
+}
+
+int nvfp4i_verify_grouped_gemm_w4a16(nvfp4_handle *h, const nvfp4i_grouped_case *c, nvfp4i_verdict *v) {
+  return verify_grouped(h, c, 1, v);
 }

@@ -49,6 +49,12 @@ typedef struct nvfp4i_grouped_case {
   const nvfp4_sf_layout *a_layouts, *b_layouts;
   int layout_count;
   int64_t sf_misalign; /* > 0: every operand's device scales start this many bytes past a 16-byte boundary */
+  /* W4A16 only: group g's activations are act_dtypes[g % act_dtype_count] (F16 or BF16; F16 where
+   * act_dtype_count is 0). The activations have no scales: a_layout and a_layouts are not read and
+   * sf_misalign moves B's scales alone; pad adds pad/2 elements to their rows; nan puts group 0's NaN scale
+   * in a row of its B. */
+  const nvfp4_dtype *act_dtypes;
+  int act_dtype_count;
 } nvfp4i_grouped_case;
 
 /* Random operands, poisoned outputs, nvfp4_grouped_gemm on the stream 0, float64 reference, comparison.
@@ -56,5 +62,9 @@ typedef struct nvfp4i_grouped_case {
  * that always holds the first 16, the last 40 and any NaN column. Every output element must be written
  * and no byte around them. Returns 1 when the call succeeded and everything passed. */
 int nvfp4i_verify_grouped_gemm(nvfp4_handle *h, const nvfp4i_grouped_case *c, nvfp4i_verdict *v);
+
+/* The same for nvfp4_grouped_gemm_w4a16: random dense activations (testdata.h's nvfp4i_random_activation,
+ * garbage in row padding) against the same NVFP4 weights, the reference of their exact values. */
+int nvfp4i_verify_grouped_gemm_w4a16(nvfp4_handle *h, const nvfp4i_grouped_case *c, nvfp4i_verdict *v);
 
 #endif

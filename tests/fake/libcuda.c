@@ -4,8 +4,8 @@
  * 132 SMs, 60 MB of L2); device memory is host memory, copies and memsets are memcpy and memset, a launch
  * does nothing but count, an event records the host clock. Results are garbage: what it tests is that
  * every path runs, frees what it takes and exits as documented, and (fake_cuda_launches) whether a call
- * launched anything, and (fake_cuda_last_launch) the shape and, for the grouped GEMM, the parameter block
- * of the last launch.
+ * launched anything, and (fake_cuda_launch) the entry, the shape and, for the grouped GEMM's entries, the
+ * parameter block of each of the last launches.
  *
  * FAKE_CUDA_MISSING=name,name: kernel images lack these entries (cuModuleGetFunction: not found).
  */
@@ -27,8 +27,13 @@
 static _Thread_local CUcontext current, pushed[8]; /* pushed: the contexts cuCtxPushCurrent replaced */
 static _Thread_local int depth;
 static long launches;
-static CUlaunchConfig last_config;
-static unsigned char last_grouped_params[GG_PARAM_BYTES]; /* the grouped GEMM's last parameter block */
+/* The last FAKE_KEPT launches, launch i in kept[i % FAKE_KEPT]: enough for a call's launches to be read back. */
+enum { FAKE_KEPT = 4 };
+static struct {
+  const char *entry;
+  CUlaunchConfig config;
+  unsigned char grouped_params[GG_PARAM_BYTES]; /* the grouped GEMM entries' parameter block */
+} kept[FAKE_KEPT];
 
 static CUresult fake_cuInit(unsigned int flags) { return flags == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE; }
 
@@ -163,11 +168,15 @@ static CUresult fake_cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f
   (void)extra;
   if (config == NULL || fn == NULL || params == NULL || config->gridDimX == 0 || config->blockDimX == 0)
     return CUDA_ERROR_INVALID_VALUE;
-  launches++;
-  last_config = *config;
-  /* a kernel handle is its entry name (fake_cuModuleGetFunction); the grouped GEMM has one parameter */
-  if (strcmp((const char *)fn, "nvfp4_grouped_gemm_sm90a") == 0)
-    memcpy(last_grouped_params, params[0], sizeof last_grouped_params);
+  /* a kernel handle is its entry name (fake_cuModuleGetFunction); the grouped GEMM's entries (NVFP4 and
+   * W4A16) share one parameter, the block of grouped_gemm_layout.h */
+  const char *entry = (const char *)fn;
+  int grouped = strncmp(entry, "nvfp4_grouped_gemm_", strlen("nvfp4_grouped_gemm_")) == 0;
+  size_t at = (size_t)(launches++ % FAKE_KEPT);
+  kept[at].entry = entry;
+  kept[at].config = *config;
+  if (grouped) memcpy(kept[at].grouped_params, params[0], GG_PARAM_BYTES);
+  else memset(kept[at].grouped_params, 0, GG_PARAM_BYTES);
   return CUDA_SUCCESS;
 }
 
@@ -322,10 +331,15 @@ static const struct {
 /* Kernel launches so far in this process (for a test: dlopen this library with RTLD_NOLOAD, dlsym this). */
 __attribute__((visibility("default"))) long fake_cuda_launches(void) { return launches; }
 
-/* The last launch's configuration, and the grouped GEMM's last parameter block (GG_PARAM_BYTES). */
-__attribute__((visibility("default"))) const unsigned char *fake_cuda_last_launch(CUlaunchConfig *config) {
-  *config = last_config;
-  return last_grouped_params;
+/* Launch i of this process (0 the first), if it is one of the last FAKE_KEPT: its entry name and
+ * configuration, and its parameter block (GG_PARAM_BYTES) for a grouped GEMM entry, else zeros. NULL for
+ * any other i. */
+__attribute__((visibility("default"))) const unsigned char *fake_cuda_launch(long i, const char **entry,
+                                                                             CUlaunchConfig *config) {
+  if (i < 0 || i >= launches || i < launches - FAKE_KEPT) return NULL;
+  *entry = kept[i % FAKE_KEPT].entry;
+  *config = kept[i % FAKE_KEPT].config;
+  return kept[i % FAKE_KEPT].grouped_params;
 }
 
 __attribute__((visibility("default"))) CUresult cuGetProcAddress_v2(const char *symbol, void **fn, int version,

@@ -1,5 +1,5 @@
-/* What every call promises, on the GPU: a call that fails writes no output byte (both operations, and a
- * grouped GEMM whose other groups are valid does none of them); grouped GEMM groups that differ in output
+/* What every call promises, on the GPU: a call that fails writes no output byte (every operation, and a
+ * grouped GEMM, NVFP4 or W4A16, whose other groups are valid does none of them); grouped GEMM groups that differ in output
  * type and scale layouts in one call; BLOCKED scales that do not start on a 16-byte boundary; grouped GEMM
  * from several host threads on one handle. Fresh data from the run's seed, outputs poisoned. */
 #include <stdlib.h>
@@ -129,6 +129,59 @@ START_TEST(a_rejected_grouped_gemm_writes_no_output_byte) {
 }
 END_TEST
 
+/* W4A16 grouped GEMM: group 0's activations f16, group 1's bf16 (two launches, were the call to make them),
+ * group 2 broken in one argument at a time; the call fails and no group writes a byte. The unbroken call
+ * then writes them all. */
+START_TEST(a_rejected_w4a16_grouped_gemm_writes_no_output_byte) {
+  uint64_t seed = gpu_seed(0xFA13);
+  nvfp4i_rng rng = {seed};
+  nvfp4i_dense_operand a[GG_GROUPS];
+  nvfp4i_operand b[GG_GROUPS];
+  nvfp4_dense ta[GG_GROUPS];
+  nvfp4_tensor tb[GG_GROUPS];
+  nvfp4_output tc[GG_GROUPS];
+  size_t count = 0;
+  for (int g = 0; g < GG_GROUPS; g++) count += (size_t)(gg_m[g] * GG_N);
+  CUdeviceptr c = poisoned_f16(count), at = c;
+  for (int g = 0; g < GG_GROUPS; g++) {
+    ck_assert_int_eq(nvfp4i_dense_operand_create(&a[g], gg_m[g], GG_K, 1, g % 2 ? BF16 : F16, 8, &rng),
+                     NVFP4_STATUS_SUCCESS);
+    ck_assert_int_eq(nvfp4i_operand_create(&b[g], GG_N, GG_K, 1, g % 2 ? LIN : BLK, 0, &rng), NVFP4_STATUS_SUCCESS);
+    ta[g] = a[g].dev;
+    tb[g] = b[g].dev;
+    tc[g] = (nvfp4_output){(void *)(uintptr_t)at, GG_N, 0, F16};
+    at += sizeof(uint16_t) * (CUdeviceptr)(gg_m[g] * GG_N);
+  }
+  static const char *const breaks[] = {"a[2].ld not a multiple of 8", "a[2].data not 16-byte aligned",
+                                       "a[2].dtype f32", "a[2].k != b[2].k", "c[2].dtype unknown"};
+  for (int i = 0; i < (int)(sizeof breaks / sizeof breaks[0]); i++) {
+    nvfp4_dense broken_a = ta[2];
+    nvfp4_output broken_c = tc[2];
+    switch (i) {
+      case 0: broken_a.ld = GG_K + 4; break;
+      case 1: broken_a.data = (const uint16_t *)ta[2].data + 4; break;
+      case 2: broken_a.dtype = F32; break;
+      case 3: broken_a.k = GG_K - 32; break;
+      case 4: broken_c.dtype = (nvfp4_dtype)5; break;
+    }
+    nvfp4_dense call_a[GG_GROUPS] = {ta[0], ta[1], broken_a};
+    nvfp4_output call_c[GG_GROUPS] = {tc[0], tc[1], broken_c};
+    nvfp4_status s = nvfp4_grouped_gemm_w4a16(gpu_handle, GG_GROUPS, call_a, tb, call_c, 1.0f, NULL);
+    ck_assert_msg(s != NVFP4_STATUS_SUCCESS, "%s: accepted", breaks[i]);
+    ck_assert_msg(elements_written(c, count) == 0, "%s (%s): output written", breaks[i], nvfp4_last_error());
+  }
+  ck_assert_msg(nvfp4_grouped_gemm_w4a16(gpu_handle, GG_GROUPS, ta, tb, tc, 1.0f, NULL) == NVFP4_STATUS_SUCCESS, "%s",
+                nvfp4_last_error());
+  ck_assert_msg(elements_written(c, count) == count, "the valid call left outputs unwritten (seed %llu, "
+                "NVFP4_TEST_SEED=%llu)", (unsigned long long)seed, (unsigned long long)gpu_run_seed());
+  nvfp4i_cuda()->cuMemFree(c);
+  for (int g = 0; g < GG_GROUPS; g++) {
+    nvfp4i_dense_operand_destroy(&a[g]);
+    nvfp4i_operand_destroy(&b[g]);
+  }
+}
+END_TEST
+
 /* Grouped GEMM calls checked against the reference: each row a case for nvfp4i_verify_grouped_gemm. */
 typedef struct contract_case {
   const char *what;
@@ -139,12 +192,6 @@ typedef struct contract_case {
 static const nvfp4_dtype every_dtype[] = {F16, BF16, F32};
 static const nvfp4_sf_layout a_mix[] = {LIN, BLK, BLK, LIN}, b_mix[] = {BLK, LIN, BLK, LIN};
 
-/* GROUPS(count, (M...), (N...), (K...)): group g takes M[g % |M|], N[g % |N|], K[g % |K|] */
-#define ARRAY(...) ((const int64_t[]){__VA_ARGS__})
-#define LENGTH(...) (int)(sizeof ARRAY(__VA_ARGS__) / sizeof(int64_t))
-#define GROUPS(count, ms, ns, ks)                                                                          \
-  .groups = count, .m = ARRAY ms, .m_count = LENGTH ms, .n = ARRAY ns, .n_count = LENGTH ns, .k = ARRAY ks,     \
-  .k_count = LENGTH ks
 #define MIXED .dtypes = every_dtype, .dtype_count = 3, .a_layouts = a_mix, .b_layouts = b_mix, .layout_count = 4
 
 static const contract_case cases[] = {
@@ -216,6 +263,7 @@ Suite *contract_gpu_suite(void) {
   TCase *failures = gpu_tcase("a failed call writes nothing", 120);
   tcase_add_test(failures, a_rejected_gemv_writes_no_output_byte);
   tcase_add_test(failures, a_rejected_grouped_gemm_writes_no_output_byte);
+  tcase_add_test(failures, a_rejected_w4a16_grouped_gemm_writes_no_output_byte);
   suite_add_tcase(s, failures);
   TCase *grouped = gpu_tcase("grouped gemm: mixed groups, unaligned scales, threads", 300);
   select_cases();

@@ -38,6 +38,14 @@ typedef struct gpu_verify_job {
  * returns when all have ended (failing the test if a thread cannot start). */
 void gpu_verify_in_threads(int count, gpu_verify_job *jobs);
 
+/* In a table of nvfp4i_grouped_case: GROUPS(count, (M...), (N...), (K...)), group g takes M[g % |M|],
+ * N[g % |N|], K[g % |K|]. */
+#define ARRAY(...) ((const int64_t[]){__VA_ARGS__})
+#define LENGTH(...) (int)(sizeof ARRAY(__VA_ARGS__) / sizeof(int64_t))
+#define GROUPS(count, ms, ns, ks)                                                                          \
+  .groups = count, .m = ARRAY ms, .m_count = LENGTH ms, .n = ARRAY ns, .n_count = LENGTH ns, .k = ARRAY ks,     \
+  .k_count = LENGTH ks
+
 /* A test case tagged "gpu" with the given timeout in seconds. */
 TCase *gpu_tcase(const char *name, double timeout);
 
@@ -45,5 +53,6 @@ Suite *gemv_gpu_suite(void);
 Suite *grouped_gemm_gpu_suite(void);
 Suite *probes_gpu_suite(void);
 Suite *contract_gpu_suite(void);
+Suite *w4a16_gpu_suite(void);
 
 #endif

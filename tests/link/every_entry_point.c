@@ -1,6 +1,6 @@
 /* Links against an installed libnvfp4 (CI: pkg-config, shared and static) and calls every entry point of
  * include/nvfp4.h once, so a symbol the library fails to export, or a dependency its .pc omits, fails the
- * link or the run. Needs no GPU: without one nvfp4_create reports NO_DRIVER or NO_DEVICE, and the two
+ * link or the run. Needs no GPU: without one nvfp4_create reports NO_DRIVER or NO_DEVICE, and the
  * operations are called with a NULL handle, which they must reject. Exit 0 when every status is as stated. */
 #include <stdio.h>
 
@@ -29,6 +29,9 @@ int main(void) {
                NVFP4_STATUS_INVALID_VALUE);
   ok &= expect("nvfp4_grouped_gemm(NULL handle)", nvfp4_grouped_gemm(NULL, 1, &t, &t, &o, 1.0f, (CUstream)0),
                NVFP4_STATUS_INVALID_VALUE);
+  nvfp4_dense d = {0};
+  ok &= expect("nvfp4_grouped_gemm_w4a16(NULL handle)",
+               nvfp4_grouped_gemm_w4a16(NULL, 1, &d, &t, &o, 1.0f, (CUstream)0), NVFP4_STATUS_INVALID_VALUE);
   printf("every entry point: %s (nvfp4_create: %s)\n", ok ? "ok" : "FAILED", nvfp4_status_string(created));
   return ok ? 0 : 1;
 }

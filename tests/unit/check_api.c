@@ -2,10 +2,10 @@
  * validation path of both operations (right status, the field named, nothing launched). The validation
  * cases run on a handle of the fake driver (tests/fake/libcuda.c), which counts launches: a valid call
  * launches, a rejected one must not. */
-#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fake_driver.h"
 #include "handle.h"
 #include "sm90a/grouped_gemm_layout.h"
 #include "suites.h"
@@ -35,26 +35,6 @@ START_TEST(create_and_destroy_take_null) {
   ck_assert_int_eq(nvfp4_destroy(NULL), NVFP4_STATUS_SUCCESS);
 }
 END_TEST
-
-/* A handle of the fake driver, made for each test (in its own process), and the driver's launch count. */
-static nvfp4_handle *fake_handle;
-static long (*fake_launches)(void);
-static const unsigned char *(*fake_last_launch)(CUlaunchConfig *config);
-
-static void create_fake_handle(void) {
-  const char *path = test_build_file(UNIT_FAKE_LIBCUDA);
-  setenv("NVFP4_LIBCUDA", path, 1); /* read at this process's first driver load: tests run forked */
-  ck_assert_msg(nvfp4_create(&fake_handle) == NVFP4_STATUS_SUCCESS, "the fake driver %s: %s", path,
-                nvfp4_last_error());
-  void *lib = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
-  ck_assert_ptr_nonnull(lib);
-  *(void **)&fake_launches = dlsym(lib, "fake_cuda_launches");
-  ck_assert_ptr_nonnull(fake_launches);
-  *(void **)&fake_last_launch = dlsym(lib, "fake_cuda_last_launch");
-  ck_assert_ptr_nonnull(fake_last_launch);
-}
-
-static void destroy_fake_handle(void) { nvfp4_destroy(fake_handle); }
 
 /* A valid GEMV call over fake device pointers (the fake driver reads nothing). */
 enum { M = 100, K = 256, L = 2, Y_ELEMS = M * L };
@@ -257,17 +237,8 @@ START_TEST(grouped_gemm_takes_empty_groups_and_null_arrays_for_zero_groups) {
 }
 END_TEST
 
-/* The grouped GEMM's host side as its kernel reads it: the fake driver keeps the last launch's shape and
+/* The grouped GEMM's host side as its kernel reads it: the fake driver keeps the last launches' shape and
  * parameter block, read here through grouped_gemm_layout.h's offsets. */
-static uint32_t param_u32(const unsigned char *block, int offset) {
-  uint32_t v;
-  memcpy(&v, block + offset, sizeof v);
-  return v;
-}
-
-static uint32_t desc_u32(const unsigned char *block, int group, int field) {
-  return param_u32(block, GG_P_DESCS + group * GG_DESC_BYTES + field);
-}
 
 /* n groups of m[i % count] x rows_b[i % count], K = 256, over the fake pointers. */
 static nvfp4_status call_grouped(int n, const int64_t *m, const int64_t *rows_b, int count, nvfp4_tensor *a,
@@ -355,7 +326,12 @@ START_TEST(an_image_without_grouped_gemm_serves_gemv) {
 END_TEST
 
 START_TEST(an_image_without_any_kernel_of_the_library_is_refused) {
-  setenv("FAKE_CUDA_MISSING", "nvfp4_gemv_sm90a,nvfp4_gemv_equal_steps_sm90a,nvfp4_grouped_gemm_sm90a", 1);
+  char missing[1024] = "";
+  for (int id = 0; id < NVFP4I_KERNEL_COUNT; id++) {
+    if (id > 0) strcat(missing, ",");
+    strcat(missing, nvfp4i_kernel_name((nvfp4i_kernel_id)id));
+  }
+  setenv("FAKE_CUDA_MISSING", missing, 1);
   setenv("NVFP4_LIBCUDA", test_build_file(UNIT_FAKE_LIBCUDA), 1);
   nvfp4_handle *h;
   ck_assert_int_eq(nvfp4_create(&h), NVFP4_STATUS_NOT_SUPPORTED);
@@ -381,6 +357,25 @@ START_TEST(vector_alignment_asks_ld_only_between_rows_and_batch_stride_only_betw
 }
 END_TEST
 
+/* What the grouped W4A16 call cannot reach (its groups have batch 1): NULL, batches, and their stride. */
+START_TEST(dense_operands_need_batches_apart_and_16_byte_batch_strides) {
+  ck_assert_int_eq(nvfp4i_validate_dense("x", NULL, 1), NVFP4_STATUS_INVALID_VALUE);
+  ck_assert_msg(strstr(nvfp4_last_error(), "x is NULL") != NULL, "message: %s", nvfp4_last_error());
+  nvfp4_dense d = {fake_a, 3, K, 2, K + 8, 3 * (K + 8), NVFP4_DTYPE_BF16};
+  ck_assert_int_eq(nvfp4i_validate_dense("x", &d, 1), NVFP4_STATUS_SUCCESS);
+  ck_assert_int_eq(nvfp4i_validate_dense_alignment("x", &d), NVFP4_STATUS_SUCCESS);
+  d.batch_stride = 2 * (K + 8) + K - 1; /* the last row of batch 0 runs into batch 1 */
+  ck_assert_int_eq(nvfp4i_validate_dense("x", &d, 1), NVFP4_STATUS_INVALID_VALUE);
+  ck_assert_msg(strstr(nvfp4_last_error(), "x.batch_stride = ") != NULL, "message: %s", nvfp4_last_error());
+  d.batch_stride = 2 * (K + 8) + K + 4; /* apart, but not a multiple of 16 bytes */
+  ck_assert_int_eq(nvfp4i_validate_dense("x", &d, 1), NVFP4_STATUS_SUCCESS);
+  ck_assert_int_eq(nvfp4i_validate_dense_alignment("x", &d), NVFP4_STATUS_NOT_SUPPORTED);
+  ck_assert_msg(strstr(nvfp4_last_error(), "x.batch_stride = ") != NULL, "message: %s", nvfp4_last_error());
+  d.batch = 1; /* one batch: its stride is never used */
+  ck_assert_int_eq(nvfp4i_validate_dense_alignment("x", &d), NVFP4_STATUS_SUCCESS);
+}
+END_TEST
+
 Suite *api_suite(void) {
   Suite *s = suite_create("api");
   TCase *basics = tcase_create("status, version, no driver");
@@ -388,6 +383,7 @@ Suite *api_suite(void) {
   tcase_add_test(basics, no_driver_fails_cleanly);
   tcase_add_test(basics, create_and_destroy_take_null);
   tcase_add_test(basics, vector_alignment_asks_ld_only_between_rows_and_batch_stride_only_between_batches);
+  tcase_add_test(basics, dense_operands_need_batches_apart_and_16_byte_batch_strides);
   suite_add_tcase(s, basics);
   TCase *gemv = tcase_create("gemv validation");
   tcase_add_checked_fixture(gemv, create_fake_handle, destroy_fake_handle);

@@ -107,6 +107,8 @@ static const cli_case usage_cases[] = {
     {ARGS("verify", "gemv", "stray"), "unexpected argument 'stray'"},
     {ARGS("verify", "grouped-gemm", "--m", "1,,2"), "--m: '1,,2' is not a list"},
     {ARGS("verify", "grouped-gemm", "--m", "80,176,"), "--m: '80,176,' is not a list"},
+    {ARGS("verify", "grouped-gemm", "--act", "f32"), "--act: 'f32' is not one of nvfp4 f16 bf16"},
+    {ARGS("verify", "gemv", "--act", "f16"), "unrecognized option '--act'"},
     {ARGS("verify"), "name an operation"},
     {ARGS("bench", "--m", "5"), "unrecognized option '--m'"},
     {ARGS("bench", "--iters", "0"), "--iters: '0'"},
@@ -115,6 +117,9 @@ static const cli_case usage_cases[] = {
     {ARGS("bench", "gemv", "--m", "64", "--k", "256", "--gpumode"), "without --gpumode and --sweep"},
     {ARGS("bench", "grouped-gemm", "--m", "8", "--k", "256"), "needs --m, --n and --k"},
     {ARGS("bench", "grouped-gemm", "--sweep"), "unrecognized option '--sweep'"},
+    {ARGS("bench", "grouped-gemm", "--act", "int8"), "--act: 'int8' is not one of nvfp4 f16 bf16"},
+    {ARGS("bench", "--act", "f16"), "unrecognized option '--act'"},
+    {ARGS("bench", "gemv", "--act", "f16"), "unrecognized option '--act'"},
     {ARGS("frobnicate"), "unknown command 'frobnicate'"},
 };
 
@@ -143,7 +148,10 @@ START_TEST(bench_runs_every_workload_on_the_fake_driver) {
   ck_assert_int_ge(fd, 0);
   run r;
   run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "--iters", "1", "--sets", "1", "--csv", csv), &r);
-  static const char *const rows[] = {"gemv1", "gemv2", "gemv3", "gg1", "gg2", "gg3", "gg4", "moe1"};
+  /* the grouped GEMM's shapes with NVFP4 activations, then with f16 ones (W4A16) */
+  static const char *const rows[] = {"gemv1", "gemv2", "gemv3", "gg1    nvfp4", "gg2    nvfp4", "gg3    nvfp4",
+                                     "gg4    nvfp4", "moe1   nvfp4", "gg1    f16", "gg2    f16", "gg3    f16",
+                                     "gg4    f16", "moe1   f16"};
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) assert_run(&r, 0, rows[i], "bench");
   char text[8192];
   ssize_t n = pread(fd, text, sizeof text - 1, 0);
@@ -152,7 +160,8 @@ START_TEST(bench_runs_every_workload_on_the_fake_driver) {
   unlink(csv);
   int lines = 0;
   for (const char *p = text; *p; p++) lines += *p == '\n';
-  ck_assert_msg(lines == 1 + 8, "the CSV has %d lines, expected a header and 8 rows:\n%s", lines, text);
+  ck_assert_msg(lines == 1 + 13, "the CSV has %d lines, expected a header and 13 rows:\n%s", lines, text);
+  ck_assert_msg(strstr(text, "\ngrouped-gemm,f16,moe1,64,") != NULL, "no W4A16 moe1 row in the CSV:\n%s", text);
 }
 END_TEST
 
@@ -163,7 +172,22 @@ START_TEST(bench_takes_shapes_of_ones_own_on_the_fake_driver) {
   assert_run(&r, 0, "custom     64    256   3", "bench gemv");
   run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "grouped-gemm", "--m", "0,7,33", "--n", "64", "--k",
                                                      "256", "--iters", "2", "--sets", "2"), &r);
-  assert_run(&r, 0, "custom 3   0,7,33", "bench grouped-gemm");
+  assert_run(&r, 0, "custom nvfp4 3   0,7,33", "bench grouped-gemm");
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "grouped-gemm", "--m", "0,7,33", "--n", "64", "--k",
+                                                     "256", "--act", "bf16", "--iters", "2", "--sets", "2"), &r);
+  assert_run(&r, 0, "custom bf16  3   0,7,33", "bench grouped-gemm --act bf16");
+  ck_assert_msg(strstr(r.output, "nvfp4 3") == NULL, "an NVFP4 row besides the bf16 one:\n%s", r.output);
+}
+END_TEST
+
+START_TEST(bench_gpumode_takes_one_kind_of_activations_on_the_fake_driver) {
+  run r;
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA),
+            ARGS("bench", "grouped-gemm", "--gpumode", "--act", "bf16", "--iters", "1", "--sets", "1"), &r);
+  static const char *const rows[] = {"gg1    bf16", "gg2    bf16", "gg3    bf16", "gg4    bf16", "moe1   bf16"};
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) assert_run(&r, 0, rows[i], "bench --act bf16");
+  ck_assert_msg(strstr(r.output, "gg1    nvfp4") == NULL && strstr(r.output, "gg1    f16") == NULL,
+                "rows of other activations:\n%s", r.output);
 }
 END_TEST
 
@@ -176,6 +200,27 @@ START_TEST(verify_fails_an_output_nothing_wrote) {
                                                      "64"), &r);
   assert_run(&r, 1, "never written", "verify grouped-gemm");
   assert_run(&r, 1, "FAIL", "verify grouped-gemm");
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("verify", "grouped-gemm", "--m", "3,0,5", "--n", "40", "--k",
+                                                     "64", "--act", "bf16"), &r);
+  assert_run(&r, 1, "act=bf16", "verify grouped-gemm --act bf16");
+  assert_run(&r, 1, "never written", "verify grouped-gemm --act bf16");
+}
+END_TEST
+
+/* --act f16 and bf16 make the W4A16 call, on its entry for that type: without the bf16 entry, bf16 says so. */
+START_TEST(dense_activations_run_the_w4a16_entry_of_their_type) {
+  run r;
+  setenv("FAKE_CUDA_MISSING", "nvfp4_grouped_gemm_w4a16_bf16_sm90a", 1);
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("verify", "grouped-gemm", "--m", "3,5", "--n", "40", "--k",
+                                                     "64", "--act", "bf16"), &r);
+  assert_run(&r, 1, "has no entry nvfp4_grouped_gemm_w4a16_bf16_sm90a", "verify grouped-gemm --act bf16");
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("verify", "grouped-gemm", "--m", "3,5", "--n", "40", "--k",
+                                                     "64", "--act", "f16"), &r);
+  assert_run(&r, 1, "never written", "verify grouped-gemm --act f16"); /* the call ran */
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "grouped-gemm", "--m", "7", "--n", "64", "--k", "256",
+                                                     "--act", "bf16", "--iters", "1", "--sets", "1"), &r);
+  assert_run(&r, 1, "bf16 activations: not supported: kernel image (embedded) has no entry "
+                    "nvfp4_grouped_gemm_w4a16_bf16_sm90a", "bench grouped-gemm --act bf16");
 }
 END_TEST
 
@@ -184,8 +229,9 @@ START_TEST(info_lists_the_kernels_on_the_fake_driver) {
   setenv("FAKE_CUDA_MISSING", "nvfp4_grouped_gemm_sm90a", 1);
   run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("info"), &r);
   assert_run(&r, 0, "device   fake device (no GPU), sm_90, 132 SMs", "info");
-  assert_run(&r, 0, "kernel   nvfp4_gemv_sm90a             128 registers", "info");
-  assert_run(&r, 0, "kernel   nvfp4_grouped_gemm_sm90a     not in this image", "info");
+  assert_run(&r, 0, "kernel   nvfp4_gemv_sm90a                    128 registers", "info");
+  assert_run(&r, 0, "kernel   nvfp4_grouped_gemm_sm90a            not in this image", "info");
+  assert_run(&r, 0, "kernel   nvfp4_grouped_gemm_w4a16_bf16_sm90a 128 registers", "info");
 }
 END_TEST
 
@@ -202,7 +248,9 @@ Suite *cli_suite(void) {
   tcase_set_timeout(fake, 300); /* moe1's sets and the 256 MB flushes are host memory here */
   tcase_add_test(fake, bench_runs_every_workload_on_the_fake_driver);
   tcase_add_test(fake, bench_takes_shapes_of_ones_own_on_the_fake_driver);
+  tcase_add_test(fake, bench_gpumode_takes_one_kind_of_activations_on_the_fake_driver);
   tcase_add_test(fake, verify_fails_an_output_nothing_wrote);
+  tcase_add_test(fake, dense_activations_run_the_w4a16_entry_of_their_type);
   tcase_add_test(fake, info_lists_the_kernels_on_the_fake_driver);
   suite_add_tcase(s, fake);
   return s;

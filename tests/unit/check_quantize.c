@@ -45,7 +45,7 @@ static unsigned code_at(const nvfp4_tensor *t, int64_t b, int64_t r, int64_t kk)
 /* Quantizes one f32 row of `blocks` blocks with global scale g: its codes and scale bytes, unpacked. */
 static void quantize_row(const float *x, int64_t blocks, float g, unsigned *codes, uint8_t *scales) {
   int64_t k = blocks * 16;
-  nvfp4i_dense in = {x, 1, k, 1, k, k, NVFP4_DTYPE_F32};
+  nvfp4_dense in = {x, 1, k, 1, k, k, NVFP4_DTYPE_F32};
   nvfp4_tensor out = dest_create(1, k, 1, NVFP4_SF_LINEAR, 0);
   nvfp4i_quantize_ref(&in, &out, g);
   for (int64_t kk = 0; kk < k; kk++) codes[kk] = code_at(&out, 0, 0, kk);
@@ -267,7 +267,7 @@ START_TEST(f16_bf16_and_f32_inputs_with_strides_give_the_same_bytes) {
       double v = nvfp4i_bf16_value(nvfp4i_bf16_from_double(x[i]));
       nvfp4i_output_store(dtypes[d], buffer, i / (ROWS * K) * BATCH_STRIDE + i % (ROWS * K) / K * LD + i % K, v);
     }
-    nvfp4i_dense in = {buffer, ROWS, K, BATCH, LD, BATCH_STRIDE, dtypes[d]};
+    nvfp4_dense in = {buffer, ROWS, K, BATCH, LD, BATCH_STRIDE, dtypes[d]};
     out[d] = dest_create(ROWS, K, BATCH, NVFP4_SF_LINEAR, 3);
     nvfp4i_quantize_ref(&in, &out[d], 0.3f);
     free(buffer);
@@ -288,7 +288,7 @@ static void quantize_random(const nvfp4_tensor *out, int lo, int hi, float g, ui
   int64_t n = out->batch * out->rows * out->k;
   float *x = malloc(sizeof(float) * (size_t)n);
   fill_blocks(x, n, lo, hi, &rng);
-  nvfp4i_dense in = {x, out->rows, out->k, out->batch, out->k, out->rows * out->k, NVFP4_DTYPE_F32};
+  nvfp4_dense in = {x, out->rows, out->k, out->batch, out->k, out->rows * out->k, NVFP4_DTYPE_F32};
   nvfp4i_quantize_ref(&in, out, g);
   free(x);
 }
@@ -406,7 +406,7 @@ START_TEST(quantize_dequantize_quantize_is_the_identity_with_normal_scales) {
   fill_blocks(x, ROWS * K, -2, 14, &rng);
   x[5] = NAN;
   memset(x + 16, 0, 16 * sizeof(float));
-  nvfp4i_dense in = {x, ROWS, K, 1, K, ROWS * K, NVFP4_DTYPE_F32};
+  nvfp4_dense in = {x, ROWS, K, 1, K, ROWS * K, NVFP4_DTYPE_F32};
   for (int l = 0; l < 2; l++) {
     nvfp4_tensor first = dest_create(ROWS, K, 1, layouts[l], 0);
     nvfp4i_quantize_ref(&in, &first, 0.37f);
@@ -414,7 +414,7 @@ START_TEST(quantize_dequantize_quantize_is_the_identity_with_normal_scales) {
       float values[ROWS * K];
       nvfp4_output out = {values, K, ROWS * K, dtypes[d]};
       nvfp4i_dequantize_ref(&first, &out);
-      nvfp4i_dense again_in = {values, ROWS, K, 1, K, ROWS * K, dtypes[d]};
+      nvfp4_dense again_in = {values, ROWS, K, 1, K, ROWS * K, dtypes[d]};
       nvfp4_tensor again = dest_create(ROWS, K, 1, layouts[l], 0);
       nvfp4i_quantize_ref(&again_in, &again, 1.0f);
       ck_assert_msg(memcmp(first.data, again.data, ROWS * K / 2) == 0, "seed %#llx, layout %d, dtype %d: codes",
@@ -505,7 +505,7 @@ START_TEST(gemm_of_operands_quantized_with_ga_gb_and_alpha_1_over_ga_gb_approxim
   for (int i = 0; i < M * K; i++) amax_a = fmaxf(amax_a, fabsf(xa[i]));
   for (int i = 0; i < N * K; i++) amax_b = fmaxf(amax_b, fabsf(xb[i]));
   float ga = 2688.0f / amax_a, gb = 2688.0f / amax_b, alpha = 1.0f / (ga * gb);
-  nvfp4i_dense in_a = {xa, M, K, 1, K, M * K, NVFP4_DTYPE_F32}, in_b = {xb, N, K, 1, K, N * K, NVFP4_DTYPE_F32};
+  nvfp4_dense in_a = {xa, M, K, 1, K, M * K, NVFP4_DTYPE_F32}, in_b = {xb, N, K, 1, K, N * K, NVFP4_DTYPE_F32};
   nvfp4_tensor qa = dest_create(M, K, 1, NVFP4_SF_BLOCKED_128x4, 0), qb = dest_create(N, K, 1, NVFP4_SF_LINEAR, 0);
   nvfp4i_quantize_ref(&in_a, &qa, ga);
   nvfp4i_quantize_ref(&in_b, &qb, gb);

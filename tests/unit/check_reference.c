@@ -1,4 +1,5 @@
-/* The float64 reference on cases computed by hand, and the accuracy bar (docs/ACCURACY.md) it judges results by. */
+/* The float64 reference on cases computed by hand, the test activations it reads, and the accuracy bar
+ * (docs/ACCURACY.md) it judges results by. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,56 @@ START_TEST(blocked_and_linear_scales_give_the_same_rows) {
 }
 END_TEST
 
+START_TEST(dense_rows_read_their_k_elements_and_no_padding) {
+  /* 2 batches of 2 rows of K = 3, ld 4, batch_stride 9: every other element a NaN */
+  uint16_t data[18];
+  for (int i = 0; i < 18; i++) data[i] = 0x7E00; /* f16 NaN */
+  for (int l = 0; l < 2; l++)
+    for (int r = 0; r < 2; r++)
+      for (int kk = 0; kk < 3; kk++) data[l * 9 + r * 4 + kk] = nvfp4i_f16_from_double(100 * l + 10 * r + kk - 0.5);
+  nvfp4_dense d = {data, 2, 3, 2, 4, 9, NVFP4_DTYPE_F16};
+  double row[3];
+  nvfp4i_decode_dense_row(&d, 1, 1, row);
+  ck_assert(row[0] == 109.5 && row[1] == 110.5 && row[2] == 111.5);
+  uint16_t bf16[2] = {0x3F80, 0xC020}; /* 1, -2.5 */
+  nvfp4_dense b = {bf16, 1, 2, 1, 2, 2, NVFP4_DTYPE_BF16};
+  nvfp4i_decode_dense_row(&b, 0, 0, row);
+  ck_assert(row[0] == 1.0 && row[1] == -2.5);
+}
+END_TEST
+
+/* The test activations (host/tools/testdata.c): finite, of both signs, zeros, subnormals and normals over
+ * [2^-8, 2^8), in about the shares documented. */
+START_TEST(random_activations_span_their_documented_range) {
+  static const nvfp4_dtype types[] = {NVFP4_DTYPE_F16, NVFP4_DTYPE_BF16};
+  enum { DRAWS = 1 << 16 };
+  for (int t = 0; t < 2; t++) {
+    nvfp4i_rng rng = {7};
+    int zeros = 0, subnormals = 0, large = 0, negative = 0;
+    double smallest = INFINITY, largest = 0.0, min_normal = types[t] == NVFP4_DTYPE_F16 ? 0x1p-14 : 0x1p-126;
+    for (int i = 0; i < DRAWS; i++) {
+      uint16_t bits = nvfp4i_random_activation(&rng, types[t]);
+      double v = nvfp4i_output_value(types[t], &bits, 0), a = fabs(v);
+      ck_assert_msg(isfinite(v), "draw %d: 0x%04X is not finite", i, bits);
+      zeros += a == 0.0;
+      subnormals += a > 0.0 && a < min_normal;
+      large += a >= 16.0;
+      negative += signbit(v) != 0;
+      if (a >= min_normal && a < smallest) smallest = a;
+      if (a > largest) largest = a;
+    }
+    ck_assert_msg(zeros > DRAWS / 64 / 2 && zeros < DRAWS / 64 * 2, "type %d: %d zeros", t, zeros);
+    ck_assert_msg(subnormals > DRAWS / 256 / 2 && subnormals < DRAWS / 256 * 2, "type %d: %d subnormals", t,
+                  subnormals);
+    ck_assert_msg(large > DRAWS / 256 / 2 && large < DRAWS / 256 * 2, "type %d: %d large", t, large);
+    ck_assert_msg(negative > DRAWS / 2 - DRAWS / 32 && negative < DRAWS / 2 + DRAWS / 32, "type %d: %d < 0", t,
+                  negative);
+    ck_assert_msg(smallest >= 0x1p-8 && smallest < 0x1p-7, "type %d: smallest normal %g", t, smallest);
+    ck_assert_msg(largest >= 0x1p7 && largest < 0x1p8, "type %d: largest %g", t, largest);
+  }
+}
+END_TEST
+
 START_TEST(bar_accepts_exact_and_rejects_just_outside) {
   double ratio;
   ck_assert(nvfp4i_check_value(NVFP4_DTYPE_F16, 100.0, 100.0, 100.0, &ratio) && ratio == 0.0);
@@ -116,6 +167,8 @@ Suite *reference_suite(void) {
   tcase_add_test(ref, gemv_of_hand_computed_rows);
   tcase_add_test(ref, nan_scale_makes_its_row_nan);
   tcase_add_test(ref, blocked_and_linear_scales_give_the_same_rows);
+  tcase_add_test(ref, dense_rows_read_their_k_elements_and_no_padding);
+  tcase_add_test(ref, random_activations_span_their_documented_range);
   suite_add_tcase(s, ref);
   TCase *bar = tcase_create("accuracy bar");
   tcase_add_test(bar, bar_accepts_exact_and_rejects_just_outside);

@@ -10,6 +10,7 @@ Suite *format_suite(void);
 Suite *reference_suite(void);
 Suite *quantize_suite(void);
 Suite *api_suite(void);
+Suite *w4a16_suite(void);
 Suite *image_suite(void);
 Suite *bench_suite(void);
 Suite *cli_suite(void);

@@ -1,0 +1,56 @@
+#include "fake_driver.h"
+
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sm90a/grouped_gemm_layout.h"
+#include "suites.h"
+
+nvfp4_handle *fake_handle;
+static long (*launch_count)(void);
+static const unsigned char *(*kept_launch)(long i, const char **entry, CUlaunchConfig *config);
+
+void create_fake_handle(void) {
+  const char *path = test_build_file(UNIT_FAKE_LIBCUDA);
+  setenv("NVFP4_LIBCUDA", path, 1); /* read at this process's first driver load: tests run forked */
+  ck_assert_msg(nvfp4_create(&fake_handle) == NVFP4_STATUS_SUCCESS, "the fake driver %s: %s", path,
+                nvfp4_last_error());
+  void *lib = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+  ck_assert_ptr_nonnull(lib);
+  *(void **)&launch_count = dlsym(lib, "fake_cuda_launches");
+  ck_assert_ptr_nonnull(launch_count);
+  *(void **)&kept_launch = dlsym(lib, "fake_cuda_launch");
+  ck_assert_ptr_nonnull(kept_launch);
+}
+
+void destroy_fake_handle(void) { nvfp4_destroy(fake_handle); }
+
+long fake_launches(void) { return launch_count(); }
+
+const unsigned char *fake_launch(long i, const char **entry, CUlaunchConfig *config) {
+  const unsigned char *block = kept_launch(i, entry, config);
+  ck_assert_msg(block != NULL, "launch %ld is not kept by the fake driver (%ld launched)", i, fake_launches());
+  return block;
+}
+
+const unsigned char *fake_last_launch(CUlaunchConfig *config) {
+  const char *entry;
+  return fake_launch(fake_launches() - 1, &entry, config);
+}
+
+uint32_t param_u32(const unsigned char *block, int offset) {
+  uint32_t v;
+  memcpy(&v, block + offset, sizeof v);
+  return v;
+}
+
+uint32_t desc_u32(const unsigned char *block, int group, int field) {
+  return param_u32(block, GG_P_DESCS + group * GG_DESC_BYTES + field);
+}
+
+uint64_t desc_u64(const unsigned char *block, int group, int field) {
+  uint64_t v;
+  memcpy(&v, block + GG_P_DESCS + group * GG_DESC_BYTES + field, sizeof v);
+  return v;
+}

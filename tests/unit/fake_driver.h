@@ -1,0 +1,34 @@
+/* The fake CUDA driver (tests/fake/libcuda.c) as the API suites use it: a handle on it, made for each test
+ * (in its own process), and what the driver kept of the launches. */
+#ifndef NVFP4_TESTS_UNIT_FAKE_DRIVER_H
+#define NVFP4_TESTS_UNIT_FAKE_DRIVER_H
+
+#include <stdint.h>
+
+#include <cuda.h>
+
+#include "nvfp4.h"
+
+extern nvfp4_handle *fake_handle;
+
+/* A checked fixture: creates fake_handle on the fake driver; destroys it. */
+void create_fake_handle(void);
+void destroy_fake_handle(void);
+
+/* Kernel launches so far in this test's process. */
+long fake_launches(void);
+
+/* Launch i of the process (0 the first; it must be one of the last few the driver keeps): its entry name,
+ * its configuration, and for a grouped GEMM entry its parameter block (GG_PARAM_BYTES), else zeros. */
+const unsigned char *fake_launch(long i, const char **entry, CUlaunchConfig *config);
+
+/* The same for the last launch. */
+const unsigned char *fake_last_launch(CUlaunchConfig *config);
+
+/* A grouped GEMM parameter block as its kernel reads it (grouped_gemm_layout.h's offsets): a 32-bit word of
+ * the block, and a field of group g's descriptor. */
+uint32_t param_u32(const unsigned char *block, int offset);
+uint32_t desc_u32(const unsigned char *block, int group, int field);
+uint64_t desc_u64(const unsigned char *block, int group, int field);
+
+#endif
