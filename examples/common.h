@@ -3,7 +3,8 @@
  *   - the few CUDA driver calls they make, opened at run time, and a context to make them in;
  *   - status checks that print the library's or the driver's own words;
  *   - host-side NVFP4 helpers: random codes and scales, decoding, the BLOCKED_128x4 scale offset, and the
- *     accuracy bar a result is checked against.
+ *     accuracy bar a result is checked against;
+ *   - f16 decoding, and bf16 encoding and decoding, for dense activations and outputs.
  *
  * The driver is opened with dlopen so that an example also starts on a machine without a GPU and exits 1
  * saying so. A program of your own would include <cuda.h>, link -lcuda and call the driver directly: every
@@ -17,6 +18,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <nvfp4.h>
 
@@ -150,8 +152,25 @@ static inline double f16_value(uint16_t h) {
   return h & 0x8000 ? -v : v;
 }
 
+/* float to bf16 bits, rounded to nearest even (overflow to +-infinity, NaN stays a quiet NaN). */
+static inline uint16_t bf16_from_float(float f) {
+  uint32_t bits;
+  memcpy(&bits, &f, sizeof bits);
+  if (isnan(f)) return (uint16_t)((bits >> 16) | 0x40);
+  bits += 0x7FFF + ((bits >> 16) & 1);
+  return (uint16_t)(bits >> 16);
+}
+
+/* bf16 bits to their value (bf16 is the top half of an f32). */
+static inline double bf16_value(uint16_t h) {
+  uint32_t bits = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
 /* The library's accuracy bar (docs/ACCURACY.md): |out - ref| <= rel * |ref| + 2^-16 * magnitude, rel 2^-10
- * for f16 and 2^-20 for f32 output; magnitude = |alpha| * sum |a_k * b_k|. Returns error / tolerance. */
+ * for f16, 2^-8 for bf16 and 2^-20 for f32 output; magnitude = |alpha| * sum |a_k * b_k|. Returns error / tolerance. */
 static inline double error_ratio(double out, double ref, double magnitude, double rel) {
   double tolerance = rel * fabs(ref) + ldexp(magnitude, -16);
   if (out == ref) return 0.0;
