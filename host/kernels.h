@@ -3,6 +3,7 @@
 #ifndef NVFP4_HOST_KERNELS_H
 #define NVFP4_HOST_KERNELS_H
 
+#include "sm90a/dequantize_layout.h"
 #include "sm90a/gemv_layout.h"
 #include "sm90a/grouped_gemm_layout.h"
 
@@ -18,7 +19,8 @@
   X(NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16, "nvfp4_grouped_gemm_w4a16_f16_sm90a", GG_THREADS,               \
     GG_SMEM_LIMIT)                                                                                        \
   X(NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16, "nvfp4_grouped_gemm_w4a16_bf16_sm90a", GG_THREADS,             \
-    GG_SMEM_LIMIT)
+    GG_SMEM_LIMIT)                                                                                        \
+  X(NVFP4I_KERNEL_DEQUANTIZE, NVFP4I_STRINGIFY(DEQ_ENTRY), DEQ_THREADS, DEQ_MAX_DYNAMIC_SMEM)
 
 typedef enum nvfp4i_kernel_id {
 #define NVFP4_KERNEL_ENUM(id, name, threads, smem) id,

@@ -1,7 +1,7 @@
 /*
  * nvfp4.h - NVFP4 (FP4 E2M1 values, one FP8 E4M3 scale per 16 elements along K) kernels for
  * NVIDIA GPUs (sm_90a: H100, H200): batched GEMV and grouped GEMM with f32 accumulation, the grouped GEMM
- * also with dense f16 or bf16 activations (W4A16).
+ * also with dense f16 or bf16 activations (W4A16), and dequantization to f16, bf16 or f32.
  *
  * Data. An NVFP4 element is a 4-bit e2m1 code (0, 0.5, 1, 1.5, 2, 3, 4, 6 and their negatives; bit 3 is
  * the sign), two per byte along K with the even k in the low nibble. Every 16 consecutive elements of a
@@ -180,6 +180,19 @@ NVFP4_API nvfp4_status nvfp4_grouped_gemm(nvfp4_handle *h, int num_groups, const
 NVFP4_API nvfp4_status nvfp4_grouped_gemm_w4a16(nvfp4_handle *h, int num_groups, const nvfp4_dense *a,
                                                 const nvfp4_tensor *b, const nvfp4_output *c, float alpha,
                                                 CUstream stream);
+
+/* out = the value of every element of in: out[b][r][c] = e2m1(code) * e4m3(scale) of element (r, c) of
+ * batch b, for r < in->rows, c < in->k, b < in->batch; out is an output of in->rows x in->k per batch
+ * (out->ld elements between rows, out->batch_stride between batches), F16, BF16 or F32. Exact in all three:
+ * every product of an e2m1 and an e4m3 value is (0, or a magnitude in [2^-10, 2688] with at most 6
+ * significant bits). A zero keeps the sign of code times scale (code 8, -0, with a positive scale gives -0);
+ * a NaN scale (0x7F, 0xFF) makes its 16 elements NaN. Either scale layout. in as the other operations take
+ * it: rows >= 1, data, ld and batch_stride multiples of 16 bytes, K a multiple of 32 (NOT_SUPPORTED
+ * otherwise). out needs only its element alignment: where every row starts 16-byte aligned it is written
+ * 16 bytes at a time, else 4 or 2 bytes at a time (slower, never refused). Only the in->rows x in->k
+ * elements of each batch are written. */
+NVFP4_API nvfp4_status nvfp4_dequantize(nvfp4_handle *h, const nvfp4_tensor *in, const nvfp4_output *out,
+                                        CUstream stream);
 
 #ifdef __cplusplus
 }

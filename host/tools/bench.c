@@ -7,6 +7,7 @@
 #include "error.h"
 #include "launch.h"
 #include "testdata.h"
+#include "validate.h"
 
 enum {
   FLUSH_BYTES = 256 << 20, /* > 4x the H200's 60 MB L2: written before every timed repetition */
@@ -418,6 +419,51 @@ nvfp4_status nvfp4i_bench_grouped_gemm_w4a16(nvfp4_handle *h, int groups, const 
   return bench_grouped(h, groups, m, n, k, 1, act_dtype, method, t, flops, bytes);
 }
 
+/* ---- dequantize */
+
+typedef struct dequantize_arg {
+  nvfp4_handle *h;
+  nvfp4_tensor *in; /* per set */
+  nvfp4_output *out;
+} dequantize_arg;
+
+static nvfp4_status launch_dequantize(void *arg, int set, CUstream stream) {
+  dequantize_arg *d = arg;
+  return nvfp4_dequantize(d->h, &d->in[set], &d->out[set], stream);
+}
+
+nvfp4_status nvfp4i_bench_dequantize(nvfp4_handle *h, int64_t m, int64_t k, nvfp4_dtype dtype,
+                                     const nvfp4i_bench_method *method, nvfp4i_timing *t, double *bytes) {
+  size_t set_bytes = 0, esize = (size_t)nvfp4i_dtype_size(dtype);
+  nvfp4_tensor in0 = place_operand(&set_bytes, m, k, 1);
+  size_t out_offset = place(&set_bytes, (size_t)(m * k) * esize);
+  *bytes = (double)m * (double)k * (0.5 + 1.0 / 16 + (double)esize);
+  input_sets sets;
+  pools p = {0};
+  dequantize_arg d = {h, NULL, NULL};
+  nvfp4_status status = sets_create(&sets, h, method, set_bytes);
+  if (status == NVFP4_STATUS_SUCCESS) status = pools_create(&p, (size_t)in0.batch_stride);
+  if (status != NVFP4_STATUS_SUCCESS) goto out;
+  d.in = calloc((size_t)sets.count, sizeof *d.in);
+  d.out = calloc((size_t)sets.count, sizeof *d.out);
+  if (d.in == NULL || d.out == NULL) {
+    status = nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "bench: no host memory");
+    goto out;
+  }
+  for (int s = 0; s < sets.count && status == NVFP4_STATUS_SUCCESS; s++) {
+    d.in[s] = at_base(in0, sets.memory[s]);
+    d.out[s] = (nvfp4_output){(void *)(uintptr_t)(sets.memory[s] + out_offset), k, m * k, dtype};
+    status = upload_operand(&d.in[s], &p, (uint64_t)s);
+  }
+  if (status == NVFP4_STATUS_SUCCESS) status = time_sets(launch_dequantize, &d, sets.count, method->runs, t);
+out:
+  free(d.in);
+  free(d.out);
+  pools_destroy(&p);
+  sets_destroy(&sets);
+  return status;
+}
+
 /* ---- the probes */
 
 /* The probes' parameter blocks (read_probe_layout.h, wgmma_peak_layout.h), each passed as one .param array. */
@@ -550,6 +596,13 @@ out:
 const nvfp4i_gemv_workload nvfp4i_gemv_workloads[] = {
     {"gemv1", 7168, 16384, 1}, {"gemv2", 4096, 7168, 8}, {"gemv3", 7168, 2048, 4}};
 const int nvfp4i_gemv_workload_count = sizeof nvfp4i_gemv_workloads / sizeof nvfp4i_gemv_workloads[0];
+
+const nvfp4i_dequantize_workload nvfp4i_dequantize_workloads[] = {
+    {"deq-f16", 16384, 16384, NVFP4_DTYPE_F16},
+    {"deq-bf16", 16384, 16384, NVFP4_DTYPE_BF16},
+};
+const int nvfp4i_dequantize_workload_count =
+    sizeof nvfp4i_dequantize_workloads / sizeof nvfp4i_dequantize_workloads[0];
 
 /* tests/unit/check_bench.c draws them again from NVFP4I_MOE_SEED */
 const int64_t nvfp4i_moe_m[NVFP4I_MOE_GROUPS] = {

@@ -45,6 +45,11 @@ nvfp4_status nvfp4i_bench_grouped_gemm_w4a16(nvfp4_handle *h, int groups, const 
                                              nvfp4_dtype act_dtype, const nvfp4i_bench_method *method,
                                              nvfp4i_timing *t, double *flops, double *bytes);
 
+/* nvfp4_dequantize of an m x k operand (random full-range codes and scales, LINEAR) to `dtype`. *bytes is one
+ * call's traffic floor: the data and scales read once, the output written once. */
+nvfp4_status nvfp4i_bench_dequantize(nvfp4_handle *h, int64_t m, int64_t k, nvfp4_dtype dtype,
+                                     const nvfp4i_bench_method *method, nvfp4i_timing *t, double *bytes);
+
 /* The measuring kernels (ptx/sm90a/read_probe.ptx, wgmma_peak.ptx), loaded from an image of their own into
  * a handle's context: libnvfp4's image never holds them. */
 #define NVFP4I_READ_PROBE_ENTRY NVFP4I_STRINGIFY(READ_PROBE_ENTRY)
@@ -81,7 +86,8 @@ nvfp4_status nvfp4i_bench_read(const nvfp4i_probes *p, double bytes, int runs, i
 /* The dense f16 tensor-core rate, measured: back-to-back wgmma.m64n256k16 on every SM. */
 nvfp4_status nvfp4i_bench_wgmma_peak(const nvfp4i_probes *p, int runs, double *tflops);
 
-/* The benchmark workloads: GPU MODE's GEMV and grouped GEMM benchmark shapes, and the MoE decode shape. */
+/* The benchmark workloads: GPU MODE's GEMV and grouped GEMM benchmark shapes, the MoE decode shape, and the
+ * dequantize targets (issue 14: 16384 x 16384 f16; SPEC: bf16). */
 typedef struct nvfp4i_gemv_workload {
   const char *name;
   int64_t m, k, l;
@@ -94,10 +100,18 @@ typedef struct nvfp4i_grouped_workload {
   int64_t n, k;
 } nvfp4i_grouped_workload;
 
+typedef struct nvfp4i_dequantize_workload {
+  const char *name;
+  int64_t m, k;
+  nvfp4_dtype dtype;
+} nvfp4i_dequantize_workload;
+
 extern const nvfp4i_gemv_workload nvfp4i_gemv_workloads[];
 extern const int nvfp4i_gemv_workload_count;
 extern const nvfp4i_grouped_workload nvfp4i_grouped_workloads[];
 extern const int nvfp4i_grouped_workload_count;
+extern const nvfp4i_dequantize_workload nvfp4i_dequantize_workloads[];
+extern const int nvfp4i_dequantize_workload_count;
 
 /* moe1's group sizes: G = 64, M_g = nvfp4i_rng_next() % 25 from the state NVFP4I_MOE_SEED, the first seed
  * from 0x6D6F6531 ("moe1") whose draw leaves exactly three groups empty. */

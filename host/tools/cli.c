@@ -14,9 +14,11 @@ static const char usage_main[] =
     "  info                           driver, device, and the kernels loaded for it\n"
     "  verify gemv [options]          one GEMV on random full-range data against the float64 reference\n"
     "  verify grouped-gemm [options]  the same for one grouped GEMM call (--act f16|bf16: W4A16)\n"
+    "  verify dequantize [options]    one dequantize against the exact reference, bit for bit\n"
     "  bench [options]                every GPU MODE benchmark shape of both operations (the main job)\n"
     "  bench gemv [options]           time GEMV against the ceilings measured in the same run\n"
     "  bench grouped-gemm [options]   the same for grouped GEMM\n"
+    "  bench dequantize [options]     the same for dequantize (16384 x 16384 to f16 and bf16)\n"
     "  --version                      the command's and the library's version\n"
     "Each command takes --help. Exit status: 0 done, 1 failed (or no GPU), 2 a usage error.\n";
 
@@ -26,10 +28,10 @@ static const char usage_info[] =
     "  registers, spills, static shared memory and resident CTAs per SM.\n";
 
 static const char usage_verify[] =
-    "usage: nvfp4 verify gemv|grouped-gemm [options]\n"
+    "usage: nvfp4 verify gemv|grouped-gemm|dequantize [options]\n"
     "  One call on random full-range data (every e2m1 code, scales 2^-6..2^4, garbage in padding) against\n"
-    "  the float64 reference under the accuracy bar of docs/ACCURACY.md. See nvfp4 verify gemv --help and\n"
-    "  nvfp4 verify grouped-gemm --help.\n";
+    "  the float64 reference under the accuracy bar of docs/ACCURACY.md (dequantize: bit for bit). See\n"
+    "  nvfp4 verify gemv --help, nvfp4 verify grouped-gemm --help and nvfp4 verify dequantize --help.\n";
 
 static const char usage_verify_gemv[] =
     "usage: nvfp4 verify gemv [--m M] [--k K] [--l L] [--layout linear|blocked] [--dtype f16|bf16|f32]\n"
@@ -49,6 +51,15 @@ static const char usage_verify_grouped[] =
     "  against the accuracy bar (docs/ACCURACY.md) and PASS, or FAIL with exit status 1. The same seed gives\n"
     "  the same data.\n"
     "  Defaults: --m 80,176 --n 4096 --k 7168 --act nvfp4 --layout linear --dtype f16 --alpha 1 --seed 1\n";
+
+static const char usage_verify_dequantize[] =
+    "usage: nvfp4 verify dequantize [--m M] [--k K] [--l L] [--layout linear|blocked] [--dtype f16|bf16|f32]\n"
+    "                               [--seed S]\n"
+    "  out = the value of every element of L batches of an M x K NVFP4 operand (K a multiple of 32), NaN and\n"
+    "  zero scales in some rows, in an output with padded rows and batches. Every element must match the\n"
+    "  exact reference bit for bit (any NaN matching any NaN) and no byte around them may change. Prints the\n"
+    "  first difference and PASS, or FAIL with exit status 1. The same seed gives the same data.\n"
+    "  Defaults: --m 4096 --k 7168 --l 1 --layout linear --dtype f16 --seed 1\n";
 
 static int print_info(void) {
   nvfp4_handle *h;
@@ -201,14 +212,54 @@ static int cmd_verify_grouped(int argc, char **argv) {
   return exit_status;
 }
 
+static int take_verify_dequantize(int code, const char *value, void *ctx) {
+  nvfp4i_dequantize_case *c = ctx;
+  switch (code) {
+    case OPT_M: return cli_int(value, "--m", 1, SHAPE_MAX, &c->rows);
+    case OPT_K: return cli_int(value, "--k", 1, SHAPE_MAX, &c->k);
+    case OPT_L: return cli_int(value, "--l", 1, SHAPE_MAX, &c->batch);
+    case OPT_LAYOUT: return cli_layout(value, &c->layout);
+    case OPT_DTYPE: return cli_dtype(value, &c->dtype);
+    case OPT_SEED: return cli_u64(value, "--seed", &c->seed);
+  }
+  return 0;
+}
+
+static int cmd_verify_dequantize(int argc, char **argv) {
+  static const struct option options[] = {
+      {"m", required_argument, NULL, OPT_M},         {"k", required_argument, NULL, OPT_K},
+      {"l", required_argument, NULL, OPT_L},         {"layout", required_argument, NULL, OPT_LAYOUT},
+      {"dtype", required_argument, NULL, OPT_DTYPE}, {"seed", required_argument, NULL, OPT_SEED},
+      CLI_HELP_OPTION,                               {0}};
+  /* padded output rows and batches, so that a write past a row or a batch shows */
+  nvfp4i_dequantize_case c = {.rows = 4096, .k = 7168, .batch = 1, .layout = NVFP4_SF_LINEAR,
+                              .dtype = NVFP4_DTYPE_F16, .seed = 1, .out_pad = 8, .out_batch_pad = 8,
+                              .special_rows = 1};
+  int status = cli_parse(argc, argv, "nvfp4 verify dequantize", usage_verify_dequantize, options,
+                         take_verify_dequantize, &c);
+  if (status != CLI_GO_ON) return status;
+  nvfp4_handle *h;
+  if (!cli_open_handle(&h)) return 1;
+  nvfp4i_verdict v;
+  int pass = nvfp4i_verify_dequantize(h, &c, &v);
+  char what[160];
+  snprintf(what, sizeof what, "dequantize m=%lld k=%lld l=%lld layout=%s dtype=%s seed=%llu", (long long)c.rows,
+           (long long)c.k, (long long)c.batch, cli_layout_name(c.layout), cli_dtype_name(c.dtype),
+           (unsigned long long)c.seed);
+  int exit_status = report(what, pass, &v); /* before nvfp4_destroy, which clears nvfp4_last_error() */
+  nvfp4_destroy(h);
+  return exit_status;
+}
+
 static int cmd_verify(int argc, char **argv) {
   if (argc >= 2 && !strcmp(argv[1], "gemv")) return cmd_verify_gemv(argc - 1, argv + 1);
   if (argc >= 2 && !strcmp(argv[1], "grouped-gemm")) return cmd_verify_grouped(argc - 1, argv + 1);
+  if (argc >= 2 && !strcmp(argv[1], "dequantize")) return cmd_verify_dequantize(argc - 1, argv + 1);
   if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
     printf("%s", usage_verify);
     return 0;
   }
-  fprintf(stderr, "nvfp4 verify: name an operation: gemv or grouped-gemm\nTry 'nvfp4 verify --help'.\n");
+  fprintf(stderr, "nvfp4 verify: name an operation: gemv, grouped-gemm or dequantize\nTry 'nvfp4 verify --help'.\n");
   return 2;
 }
 

@@ -11,6 +11,7 @@ static const char usage_bench[] =
     "usage: nvfp4 bench [--gpumode] [--iters N] [--sets N] [--csv FILE]\n"
     "       nvfp4 bench gemv [options]          see nvfp4 bench gemv --help\n"
     "       nvfp4 bench grouped-gemm [options]  see nvfp4 bench grouped-gemm --help\n"
+    "       nvfp4 bench dequantize [options]    see nvfp4 bench dequantize --help\n"
     "  Without an operation: the GPU MODE benchmark shapes of both (--gpumode, the default; the grouped GEMM's\n"
     "  also with f16 activations, W4A16), every option applying to both. Timing (docs/TIMING.md): N distinct\n"
     "  input sets; one repetition synchronises, writes 256 MB to flush L2, and times one call per set back to\n"
@@ -48,8 +49,19 @@ static const char usage_bench_grouped[] =
     "         or bf16 (nvfp4_grouped_gemm_w4a16; bytes count them at 2 an element)\n"
     "  --iters N, --sets N, --csv FILE: as in nvfp4 bench --help\n";
 
-enum { OPT_M = 256, OPT_N, OPT_K, OPT_L, OPT_ITERS, OPT_SETS, OPT_CSV, OPT_GPUMODE, OPT_SWEEP, OPT_ACT };
-enum { BENCH_GEMV = 1, BENCH_GROUPED = 2, MAX_GROUPS = 1024 };
+static const char usage_bench_dequantize[] =
+    "usage: nvfp4 bench dequantize [--m M --k K | --gpumode] [--dtype f16|bf16|f32] [--iters N] [--sets N]\n"
+    "                              [--csv FILE]\n"
+    "  Times nvfp4_dequantize (an M x K operand of random full-range codes and scales, LINEAR, to the --dtype\n"
+    "  output, rows packed) and prints the time per call (median, min, max) and alone, and the bytes moved per\n"
+    "  second (data and scales read once, the output written once) and their share of the device copy\n"
+    "  bandwidth measured in the same run (the target: 80%).\n"
+    "  --gpumode (the default): 16384 x 16384 to f16 (deq-f16) and to bf16 (deq-bf16), or to --dtype alone\n"
+    "  --dtype: the output type (default f16 for a shape of your own); the CSV's shape column names it\n"
+    "  --iters N, --sets N, --csv FILE: as in nvfp4 bench --help\n";
+
+enum { OPT_M = 256, OPT_N, OPT_K, OPT_L, OPT_ITERS, OPT_SETS, OPT_CSV, OPT_GPUMODE, OPT_SWEEP, OPT_ACT, OPT_DTYPE };
+enum { BENCH_GEMV = 1, BENCH_GROUPED = 2, BENCH_DEQUANTIZE = 4, MAX_GROUPS = 1024 };
 
 #define SHAPE_MAX INT32_MAX
 
@@ -63,6 +75,8 @@ typedef struct bench_args {
   const char *csv;
   cli_act act; /* the grouped GEMM's activations */
   int act_given;
+  nvfp4_dtype dtype; /* dequantize's output */
+  int dtype_given;
 } bench_args;
 
 static int take_bench(int code, const char *value, void *ctx) {
@@ -78,6 +92,7 @@ static int take_bench(int code, const char *value, void *ctx) {
     case OPT_GPUMODE: a->gpumode = 1; return 1;
     case OPT_SWEEP: a->sweep = 1; return 1;
     case OPT_ACT: a->act_given = 1; return cli_act_parse(value, &a->act);
+    case OPT_DTYPE: a->dtype_given = 1; return cli_dtype(value, &a->dtype);
   }
   return 0;
 }
@@ -101,6 +116,11 @@ static int parse_bench(int argc, char **argv, bench_args *a) {
                                                   {"k", required_argument, NULL, OPT_K},
                                                   {"act", required_argument, NULL, OPT_ACT},
                                                   {0}};
+  static const struct option dequantize_options[] = {COMMON_OPTIONS,
+                                                     {"m", required_argument, NULL, OPT_M},
+                                                     {"k", required_argument, NULL, OPT_K},
+                                                     {"dtype", required_argument, NULL, OPT_DTYPE},
+                                                     {0}};
   const char *command = "nvfp4 bench", *usage = usage_bench;
   const struct option *options = both_options;
   a->ops = BENCH_GEMV | BENCH_GROUPED;
@@ -110,6 +130,9 @@ static int parse_bench(int argc, char **argv, bench_args *a) {
   } else if (argc >= 2 && !strcmp(argv[1], "grouped-gemm")) {
     a->ops = BENCH_GROUPED;
     command = "nvfp4 bench grouped-gemm", usage = usage_bench_grouped, options = grouped_options;
+  } else if (argc >= 2 && !strcmp(argv[1], "dequantize")) {
+    a->ops = BENCH_DEQUANTIZE;
+    command = "nvfp4 bench dequantize", usage = usage_bench_dequantize, options = dequantize_options;
   }
   if (a->ops != (BENCH_GEMV | BENCH_GROUPED)) argc--, argv++;
   int status = cli_parse(argc, argv, command, usage, options, take_bench, a);
@@ -121,6 +144,8 @@ static int parse_bench(int argc, char **argv, bench_args *a) {
                              ? "a GEMV shape needs one --m and a --k (--l defaults to 1)"
                          : a->ops == BENCH_GROUPED && custom && !(a->m_count && a->n && a->k)
                              ? "a grouped GEMM shape needs --m, --n and --k"
+                         : a->ops == BENCH_DEQUANTIZE && custom && (a->m_count != 1 || !a->k)
+                             ? "a dequantize shape needs one --m and a --k"
                              : NULL;
   if (conflict != NULL) {
     fprintf(stderr, "%s: %s\nTry '%s --help'.\n", command, conflict, command);
@@ -274,6 +299,41 @@ static int bench_grouped_shapes(const bench_run *run, const bench_args *a) {
   return rc;
 }
 
+/* Times every dequantize shape the arguments name (a shape of one's own: to --dtype, f16 by default; the
+ * targets: each of their types, or --dtype's alone); 0 when all were measured. */
+static int bench_dequantize_shapes(const bench_run *run, const bench_args *a) {
+  nvfp4i_dequantize_workload one = {"custom", a->m[0], a->k, a->dtype_given ? a->dtype : NVFP4_DTYPE_F16};
+  char custom_name[32]; /* custom-<dtype> */
+  snprintf(custom_name, sizeof custom_name, "custom-%s", cli_dtype_name(one.dtype));
+  one.name = custom_name;
+  const nvfp4i_dequantize_workload *shapes = a->m_count ? &one : nvfp4i_dequantize_workloads;
+  int count = a->m_count ? 1 : nvfp4i_dequantize_workload_count;
+  printf("\nDequantize. bytes: the data and scales read once, the output written once\n");
+  printf("%-10s %6s %6s %-5s %4s %9s %9s %9s %9s %7s %7s\n", "shape", "M", "K", "dtype", "sets", "median_us",
+         "single_us", "min_us", "max_us", "TB/s", "%copy");
+  int rc = 0;
+  for (int i = 0; i < count; i++) {
+    const nvfp4i_dequantize_workload *s = &shapes[i];
+    if (a->dtype_given && s->dtype != a->dtype) continue;
+    bench_row r = {.op = "dequantize", .act = "nvfp4", .name = s->name, .groups = 1, .k = s->k, .l = 1, .flops = 0.0,
+                   .read_us = NAN};
+    snprintf(r.m_text, sizeof r.m_text, "%lld", (long long)s->m);
+    nvfp4_status st = nvfp4i_bench_dequantize(run->h, s->m, s->k, s->dtype, &run->method, &r.t, &r.bytes);
+    if (st != NVFP4_STATUS_SUCCESS) {
+      fprintf(stderr, "nvfp4: dequantize %lldx%lld to %s: %s: %s\n", (long long)s->m, (long long)s->k,
+              cli_dtype_name(s->dtype), nvfp4_status_string(st), nvfp4_last_error());
+      rc = 1;
+      continue;
+    }
+    double tbps = r.bytes / (r.t.median_us * 1e-6) / 1e12;
+    printf("%-10s %6lld %6lld %-5s %4d %9.2f %9.2f %9.2f %9.2f %7.3f %6.1f%%\n", s->name, (long long)s->m,
+           (long long)s->k, cli_dtype_name(s->dtype), r.t.sets, r.t.median_us, r.t.single_us, r.t.min_us, r.t.max_us,
+           tbps, 100.0 * tbps / run->copy_tbps);
+    csv_row(run, &r);
+  }
+  return rc;
+}
+
 /* The ceilings every row is divided by, measured once in this run. */
 static int measure_ceilings(bench_run *run, int ops) {
   nvfp4i_timing floor;
@@ -316,6 +376,7 @@ int cli_bench(int argc, char **argv) {
   rc = 0;
   if (a.ops & BENCH_GEMV) rc |= bench_gemv_shapes(&run, &a);
   if (a.ops & BENCH_GROUPED) rc |= bench_grouped_shapes(&run, &a);
+  if (a.ops & BENCH_DEQUANTIZE) rc |= bench_dequantize_shapes(&run, &a);
 close:
   if (run.csv) fclose(run.csv);
 unload:

@@ -8,6 +8,7 @@
 #include "cuda_driver.h"
 #include "error.h"
 #include "format.h"
+#include "quantize_ref.h"
 #include "reference.h"
 #include "testdata.h"
 #include "validate.h"
@@ -29,11 +30,12 @@ static void compare(nvfp4_dtype dtype, const void *out, const int64_t *index, co
   }
 }
 
-/* Counts bytes of a poisoned output buffer that are not part of the result yet changed. */
+/* Counts bytes of a poisoned output buffer that are not part of the result yet changed (is_result NULL: no
+ * byte is). */
 static int64_t count_clobbered(const uint8_t *buf, int64_t bytes, const uint8_t *is_result) {
   int64_t n = 0;
   for (int64_t i = 0; i < bytes; i++)
-    if (!is_result[i] && buf[i] != POISON_BYTE) n++;
+    if ((is_result == NULL || !is_result[i]) && buf[i] != POISON_BYTE) n++;
   return n;
 }
 
@@ -309,4 +311,104 @@ int nvfp4i_verify_grouped_gemm(nvfp4_handle *h, const nvfp4i_grouped_case *c, nv
 
 int nvfp4i_verify_grouped_gemm_w4a16(nvfp4_handle *h, const nvfp4i_grouped_case *c, nvfp4i_verdict *v) {
   return verify_grouped(h, c, 1, v);
+}
+
+/* ---- dequantize */
+
+enum { DEQ_GUARD_BYTES = 64 }; /* poisoned bytes before and after a dequantize output */
+
+/* One block scale of every fifth row from row 1 NaN (0x7F, or 0xFF on odd fifths), of every fifth from row
+ * 3 zero (0x00 or 0x80), in every batch of op's host copy; the caller uploads. */
+static void inject_special_scales(nvfp4i_operand *op) {
+  const nvfp4_tensor *t = &op->host;
+  int64_t blocks = t->k / 16;
+  for (int64_t b = 0; b < t->batch; b++)
+    for (int64_t r = 1; r < t->rows; r++) {
+      uint8_t *scales = (uint8_t *)t->scales + b * t->sf_batch_stride;
+      int odd_fifth = (int)(r / 5 % 2);
+      uint8_t *scale = &scales[nvfp4i_sf_offset(t->sf_layout, t->sf_ld, t->k, r, (r + b) % blocks)];
+      if (r % 5 == 1) *scale = odd_fifth ? 0xFF : 0x7F;
+      if (r % 5 == 3) *scale = odd_fifth ? 0x80 : 0x00;
+    }
+}
+
+/* Compares row r of batch b of got with want (element pointers of the same layout) bit for bit, any NaN the
+ * kernel wrote matching any NaN, then poisons those elements of got so that only stray writes differ from the
+ * poison. */
+static void compare_dequantized_row(const nvfp4i_dequantize_case *c, int64_t b, int64_t r, uint8_t *got,
+                                    const uint8_t *want, nvfp4i_verdict *v) {
+  static const uint8_t poison[4] = {POISON_BYTE, POISON_BYTE, POISON_BYTE, POISON_BYTE};
+  int esize = nvfp4i_dtype_size(c->dtype);
+  for (int64_t kk = 0; kk < c->k; kk++) {
+    uint8_t *g = got + kk * esize;
+    const uint8_t *w = want + kk * esize;
+    double gv = nvfp4i_output_value(c->dtype, g, 0), wv = nvfp4i_output_value(c->dtype, w, 0);
+    /* the poison is a NaN the kernel never writes (its NaNs are the canonical 0x7FFF.. ones) */
+    int unwritten = memcmp(g, poison, (size_t)esize) == 0;
+    int same = memcmp(g, w, (size_t)esize) == 0 || (isnan(gv) && isnan(wv) && !unwritten);
+    v->checked++;
+    if (!same && v->failures++ == 0) {
+      unsigned long long gbits = 0, wbits = 0;
+      memcpy(&gbits, g, (size_t)esize);
+      memcpy(&wbits, w, (size_t)esize);
+      snprintf(v->detail, sizeof v->detail, "batch %lld row %lld k %lld: got 0x%0*llx (%.9g), expected 0x%0*llx "
+               "(%.9g)", (long long)b, (long long)r, (long long)kk, 2 * esize, gbits, gv, 2 * esize, wbits, wv);
+    }
+    memset(g, POISON_BYTE, (size_t)esize);
+  }
+}
+
+int nvfp4i_verify_dequantize(nvfp4_handle *h, const nvfp4i_dequantize_case *c, nvfp4i_verdict *v) {
+  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
+  memset(v, 0, sizeof *v);
+  snprintf(v->detail, sizeof v->detail, "every element matched");
+  nvfp4i_rng rng = {c->seed};
+  nvfp4i_operand in;
+  int esize = nvfp4i_dtype_size(c->dtype);
+  int64_t ld = c->k + c->out_pad, batch_stride = c->rows * ld + c->out_batch_pad;
+  int64_t elems = (c->batch - 1) * batch_stride + (c->rows - 1) * ld + c->k;
+  int64_t head = DEQ_GUARD_BYTES + c->out_offset; /* the output's first byte in the buffer */
+  size_t bytes = (size_t)(head + elems * esize + DEQ_GUARD_BYTES);
+  uint8_t *got = malloc(bytes), *want = malloc(bytes);
+  CUdeviceptr d_out = 0;
+  if (!got || !want) {
+    v->status = nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "verify: no host memory");
+    goto free_host;
+  }
+  v->status = nvfp4i_operand_create(&in, c->rows, c->k, c->batch, c->layout, c->pad, &rng);
+  if (v->status != NVFP4_STATUS_SUCCESS) goto free_host;
+  if (c->special_rows) {
+    inject_special_scales(&in);
+    v->status = nvfp4i_operand_upload(&in);
+    if (v->status != NVFP4_STATUS_SUCCESS) goto free_in;
+  }
+  NVFP4_CU_TRY(cu->cuMemAlloc(&d_out, bytes), v->status, free_in);
+  NVFP4_CU_TRY(cu->cuMemsetD8(d_out, POISON_BYTE, bytes), v->status, free_out);
+
+  nvfp4_output out = {(void *)(uintptr_t)(d_out + (CUdeviceptr)head), ld, batch_stride, c->dtype};
+  v->status = nvfp4_dequantize(h, &in.dev, &out, NULL);
+  if (v->status != NVFP4_STATUS_SUCCESS) goto free_out;
+  NVFP4_CU_TRY(cu->cuCtxSynchronize(), v->status, free_out);
+  NVFP4_CU_TRY(cu->cuMemcpyDtoH(got, d_out, bytes), v->status, free_out);
+
+  memset(want, POISON_BYTE, bytes);
+  nvfp4_output ref_out = {want + head, ld, batch_stride, c->dtype};
+  nvfp4i_dequantize_ref(&in.host, &ref_out);
+  for (int64_t b = 0; b < c->batch; b++)
+    for (int64_t r = 0; r < c->rows; r++) {
+      int64_t first = head + (b * batch_stride + r * ld) * esize;
+      compare_dequantized_row(c, b, r, got + first, want + first, v);
+    }
+  v->worst_ratio = v->failures ? INFINITY : 0.0;
+  v->clobbered = count_clobbered(got, (int64_t)bytes, NULL); /* the results are poison again */
+
+free_out:
+  cu->cuMemFree(d_out);
+free_in:
+  nvfp4i_operand_destroy(&in);
+free_host:
+  free(got);
+  free(want);
+  return v->status == NVFP4_STATUS_SUCCESS && v->failures == 0 && v->clobbered == 0 &&
+         v->checked == c->rows * c->k * c->batch;
 }

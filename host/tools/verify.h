@@ -67,4 +67,25 @@ int nvfp4i_verify_grouped_gemm(nvfp4_handle *h, const nvfp4i_grouped_case *c, nv
  * garbage in row padding) against the same NVFP4 weights, the reference of their exact values. */
 int nvfp4i_verify_grouped_gemm_w4a16(nvfp4_handle *h, const nvfp4i_grouped_case *c, nvfp4i_verdict *v);
 
+/* A dequantize check: in (rows x k x batch, scale layout `layout`) from testdata.h's nvfp4i_operand_create,
+ * pad bytes more per data row (a multiple of 16; also 3 per LINEAR scale row and 16 between batches); out of
+ * `dtype` with ld = k + out_pad elements, out_batch_pad elements more between batches, starting out_offset
+ * bytes (a multiple of the element size) past a 16-byte boundary. special_rows: one block of every fifth row
+ * (from row 1) gets a NaN scale (0x7F or 0xFF) and one of every fifth (from row 3) a zero (0x00 or 0x80). */
+typedef struct nvfp4i_dequantize_case {
+  int64_t rows, k, batch;
+  nvfp4_sf_layout layout;
+  nvfp4_dtype dtype;
+  uint64_t seed;
+  int64_t pad, out_pad, out_batch_pad, out_offset;
+  int special_rows;
+} nvfp4i_dequantize_case;
+
+/* Random operand, poisoned output (and poisoned bytes before and after it), nvfp4_dequantize on the stream 0,
+ * then every element against nvfp4i_dequantize_ref bit for bit (any NaN matches any NaN, the payload not
+ * being part of the contract, except the poison's all-ones NaN, which means unwritten) and every other byte
+ * of the buffer untouched. Returns 1 when the call succeeded and
+ * everything matched. */
+int nvfp4i_verify_dequantize(nvfp4_handle *h, const nvfp4i_dequantize_case *c, nvfp4i_verdict *v);
+
 #endif

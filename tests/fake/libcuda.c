@@ -4,8 +4,8 @@
  * 132 SMs, 60 MB of L2); device memory is host memory, copies and memsets are memcpy and memset, a launch
  * does nothing but count, an event records the host clock. Results are garbage: what it tests is that
  * every path runs, frees what it takes and exits as documented, and (fake_cuda_launches) whether a call
- * launched anything, and (fake_cuda_launch) the entry, the shape and, for the grouped GEMM's entries, the
- * parameter block of each of the last launches.
+ * launched anything, and (fake_cuda_launch) the entry, the shape and, for the grouped GEMM's entries and the
+ * dequantize entry, the parameter block of each of the last launches.
  *
  * FAKE_CUDA_MISSING=name,name: kernel images lack these entries (cuModuleGetFunction: not found).
  */
@@ -16,8 +16,11 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "sm90a/dequantize_layout.h"
 #include "sm90a/grouped_gemm_layout.h"
 
+#define NVFP4_FAKE_STRINGIFY2(x) #x
+#define NVFP4_FAKE_STRINGIFY(x) NVFP4_FAKE_STRINGIFY2(x)
 #define FAKE_CONTEXT ((CUcontext)(uintptr_t)0x1000)
 #define FAKE_MODULE ((CUmodule)(uintptr_t)0x2000)
 #define FAKE_STREAM ((CUstream)(uintptr_t)0x3000)
@@ -32,8 +35,16 @@ enum { FAKE_KEPT = 4 };
 static struct {
   const char *entry;
   CUlaunchConfig config;
-  unsigned char grouped_params[GG_PARAM_BYTES]; /* the grouped GEMM entries' parameter block */
+  unsigned char params[GG_PARAM_BYTES]; /* the parameter block of a grouped GEMM or dequantize entry */
 } kept[FAKE_KEPT];
+_Static_assert(DEQ_PARAM_BYTES <= GG_PARAM_BYTES, "kept[].params holds the dequantize parameter block");
+
+/* The size of the parameter block kept for an entry (its one .param), 0 for an entry whose block is not kept. */
+static size_t kept_param_bytes(const char *entry) {
+  if (strncmp(entry, "nvfp4_grouped_gemm_", strlen("nvfp4_grouped_gemm_")) == 0) return GG_PARAM_BYTES;
+  if (strcmp(entry, NVFP4_FAKE_STRINGIFY(DEQ_ENTRY)) == 0) return DEQ_PARAM_BYTES;
+  return 0;
+}
 
 static CUresult fake_cuInit(unsigned int flags) { return flags == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE; }
 
@@ -169,14 +180,14 @@ static CUresult fake_cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f
   if (config == NULL || fn == NULL || params == NULL || config->gridDimX == 0 || config->blockDimX == 0)
     return CUDA_ERROR_INVALID_VALUE;
   /* a kernel handle is its entry name (fake_cuModuleGetFunction); the grouped GEMM's entries (NVFP4 and
-   * W4A16) share one parameter, the block of grouped_gemm_layout.h */
+   * W4A16) share one parameter, the block of grouped_gemm_layout.h, and the dequantize entry has one, the
+   * block of dequantize_layout.h */
   const char *entry = (const char *)fn;
-  int grouped = strncmp(entry, "nvfp4_grouped_gemm_", strlen("nvfp4_grouped_gemm_")) == 0;
-  size_t at = (size_t)(launches++ % FAKE_KEPT);
+  size_t at = (size_t)(launches++ % FAKE_KEPT), bytes = kept_param_bytes(entry);
   kept[at].entry = entry;
   kept[at].config = *config;
-  if (grouped) memcpy(kept[at].grouped_params, params[0], GG_PARAM_BYTES);
-  else memset(kept[at].grouped_params, 0, GG_PARAM_BYTES);
+  memset(kept[at].params, 0, GG_PARAM_BYTES);
+  memcpy(kept[at].params, params[0], bytes);
   return CUDA_SUCCESS;
 }
 
@@ -332,14 +343,14 @@ static const struct {
 __attribute__((visibility("default"))) long fake_cuda_launches(void) { return launches; }
 
 /* Launch i of this process (0 the first), if it is one of the last FAKE_KEPT: its entry name and
- * configuration, and its parameter block (GG_PARAM_BYTES) for a grouped GEMM entry, else zeros. NULL for
- * any other i. */
+ * configuration, and its parameter block for a grouped GEMM entry (GG_PARAM_BYTES) or the dequantize entry
+ * (DEQ_PARAM_BYTES, zeros after), else zeros. NULL for any other i. */
 __attribute__((visibility("default"))) const unsigned char *fake_cuda_launch(long i, const char **entry,
                                                                              CUlaunchConfig *config) {
   if (i < 0 || i >= launches || i < launches - FAKE_KEPT) return NULL;
   *entry = kept[i % FAKE_KEPT].entry;
   *config = kept[i % FAKE_KEPT].config;
-  return kept[i % FAKE_KEPT].grouped_params;
+  return kept[i % FAKE_KEPT].params;
 }
 
 __attribute__((visibility("default"))) CUresult cuGetProcAddress_v2(const char *symbol, void **fn, int version,

@@ -54,5 +54,6 @@ Suite *grouped_gemm_gpu_suite(void);
 Suite *probes_gpu_suite(void);
 Suite *contract_gpu_suite(void);
 Suite *w4a16_gpu_suite(void);
+Suite *dequantize_gpu_suite(void);
 
 #endif

@@ -10,6 +10,7 @@ int main(void) {
   srunner_add_suite(runner, quantize_suite());
   srunner_add_suite(runner, api_suite());
   srunner_add_suite(runner, w4a16_suite());
+  srunner_add_suite(runner, dequantize_suite());
   srunner_add_suite(runner, image_suite());
   srunner_add_suite(runner, bench_suite());
   srunner_add_suite(runner, cli_suite());

@@ -11,6 +11,7 @@ Suite *reference_suite(void);
 Suite *quantize_suite(void);
 Suite *api_suite(void);
 Suite *w4a16_suite(void);
+Suite *dequantize_suite(void);
 Suite *image_suite(void);
 Suite *bench_suite(void);
 Suite *cli_suite(void);
