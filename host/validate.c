@@ -63,23 +63,26 @@ nvfp4_status nvfp4i_validate_tensor(const char *name, const nvfp4_tensor *t, int
   return nvfp4i_fail(bad, "%s.sf_layout = %d: not a nvfp4_sf_layout", name, (int)t->sf_layout);
 }
 
-nvfp4_status nvfp4i_validate_dense(const char *name, const nvfp4_dense *d, int64_t min_rows) {
+nvfp4_status nvfp4i_validate_dense_input(const char *name, const nvfp4_dense *d, int64_t min_rows) {
   const nvfp4_status bad = NVFP4_STATUS_INVALID_VALUE;
   if (d == NULL) return nvfp4i_fail(bad, "%s is NULL", name);
-  if (d->dtype == NVFP4_DTYPE_F32)
-    return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "%s.dtype = NVFP4_DTYPE_F32: f32 activations are not supported "
-                       "(F16 or BF16)", name);
-  if (d->dtype != NVFP4_DTYPE_F16 && d->dtype != NVFP4_DTYPE_BF16)
-    return nvfp4i_fail(bad, "%s.dtype = %d: not a nvfp4_dtype", name, (int)d->dtype);
+  int size = nvfp4i_dtype_size(d->dtype);
+  if (size == 0) return nvfp4i_fail(bad, "%s.dtype = %d: not a nvfp4_dtype", name, (int)d->dtype);
   nvfp4_status status = validate_shape(name, d->rows, d->k, d->batch, min_rows);
   if (status != NVFP4_STATUS_SUCCESS || d->rows == 0) return status; /* an empty operand is never read */
-  int size = nvfp4i_dtype_size(d->dtype);
   if (d->data == NULL) return nvfp4i_fail(bad, "%s.data is NULL", name);
   if ((uintptr_t)d->data % (uintptr_t)size != 0)
     return nvfp4i_fail(bad, "%s.data = %p: not aligned to its %d-byte elements", name, d->data, size);
   if (d->rows > 1 && d->ld < d->k)
     return nvfp4i_fail(bad, "%s.ld = %lld: must be >= k = %lld", name, (long long)d->ld, (long long)d->k);
   return validate_batches_apart(name, d->rows, d->k, d->ld, d->batch, d->batch_stride);
+}
+
+nvfp4_status nvfp4i_validate_dense(const char *name, const nvfp4_dense *d, int64_t min_rows) {
+  if (d != NULL && d->dtype == NVFP4_DTYPE_F32)
+    return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "%s.dtype = NVFP4_DTYPE_F32: f32 activations are not supported "
+                       "(F16 or BF16)", name);
+  return nvfp4i_validate_dense_input(name, d, min_rows);
 }
 
 nvfp4_status nvfp4i_validate_output(const char *name, const nvfp4_output *o, int64_t rows, int64_t cols,

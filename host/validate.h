@@ -14,6 +14,9 @@ nvfp4_status nvfp4i_validate_tensor(const char *name, const nvfp4_tensor *t, int
  * never overlap. */
 nvfp4_status nvfp4i_validate_dense(const char *name, const nvfp4_dense *d, int64_t min_rows);
 
+/* The same for a dense input of any nvfp4_dtype, F32 included (quantize's). */
+nvfp4_status nvfp4i_validate_dense_input(const char *name, const nvfp4_dense *d, int64_t min_rows);
+
 /* Checks a dense output of rows x cols per batch: pointer, dtype, element alignment, and that rows and
  * batches never overlap (the last element of a row comes before the next row starts). */
 nvfp4_status nvfp4i_validate_output(const char *name, const nvfp4_output *o, int64_t rows, int64_t cols,

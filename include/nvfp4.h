@@ -134,15 +134,16 @@ typedef struct nvfp4_output {
 
 /* A dense operand: rows x k elements per batch, row-major (K contiguous). Element (r, c) of batch b is at
  * data + (b*batch_stride + r*ld + c) elements. The W4A16 operations take their activations this way, F16 or
- * BF16 (F32 activations: NOT_SUPPORTED). data must be aligned to its element; ld >= k where there are two
- * rows or more; batches must not overlap. K must be a multiple of 32 (NOT_SUPPORTED otherwise); rows and k
- * are below 2^31. Each operation states the alignment its kernels need beyond that. */
+ * BF16 (F32 activations: NOT_SUPPORTED); nvfp4_quantize takes F32 too. data must be aligned to its element;
+ * ld >= k where there are two rows or more; batches must not overlap. K must be a multiple of 32
+ * (NOT_SUPPORTED otherwise); rows and k are below 2^31. Each operation states the alignment its kernels need
+ * beyond that. */
 typedef struct nvfp4_dense {
   const void *data;           /* device pointer */
   int64_t rows, k, batch;
   int64_t ld;                 /* elements between consecutive rows, >= k */
   int64_t batch_stride;       /* elements between consecutive batches */
-  nvfp4_dtype dtype;          /* F16 or BF16 (activations) */
+  nvfp4_dtype dtype;          /* F16 or BF16 (activations); F32 too (quantize) */
 } nvfp4_dense;
 
 /* y[m, l] = alpha * sum_k A[m, k, l] * x[k, l] for every row m < a->rows and batch l < a->batch: y is an
@@ -193,6 +194,24 @@ NVFP4_API nvfp4_status nvfp4_grouped_gemm_w4a16(nvfp4_handle *h, int num_groups,
  * elements of each batch are written. */
 NVFP4_API nvfp4_status nvfp4_dequantize(nvfp4_handle *h, const nvfp4_tensor *in, const nvfp4_output *out,
                                         CUstream stream);
+
+/* out = NVFP4 of in * global_scale: in (rows x k per batch, dense F16, BF16 or F32) becomes out's codes
+ * (out->data) and block scales (out->scales, in out->sf_layout); out->rows, k and batch must equal in's
+ * (out is written: the const in nvfp4_tensor is the GEMMs' view). SPEC section 2's recipe, bit for bit: per
+ * row and 16-element block, every step one IEEE f32 operation rounded to nearest even (no flush to zero,
+ * true divisions): t = fl(x * global_scale); a block with a NaN or infinite t gets scale 0x7F (NaN) and
+ * codes 0; else s = e4m3(fl(amax|t| / 6)) (ties to even, saturating at 448, subnormal scales kept); s == 0
+ * gives codes 0; else code = e2m1(fl(t / s)) with s the scale's value (ties to even, magnitudes past 6
+ * saturate to 6, the sign kept: a negative value that rounds to 0 is code 8, -0).
+ * Writes the k/2 data bytes and, LINEAR, the k/16 scale bytes of each row; BLOCKED scales are written in
+ * whole tiles, padding bytes 0. No other byte of out changes. global_scale must be finite and > 0
+ * (INVALID_VALUE). K a multiple of 32 (NOT_SUPPORTED otherwise). in needs only its element alignment (where
+ * every row starts 16-byte aligned it is read 16 bytes at a time, else element by element: slower, never
+ * refused); out as the other operations take it (data, ld and batch_stride multiples of 16 bytes,
+ * NOT_SUPPORTED otherwise). A GEMM of tensors quantized with global scales g_a and g_b takes
+ * alpha = 1 / (g_a * g_b). */
+NVFP4_API nvfp4_status nvfp4_quantize(nvfp4_handle *h, const nvfp4_dense *in, const nvfp4_tensor *out,
+                                      float global_scale, CUstream stream);
 
 #ifdef __cplusplus
 }

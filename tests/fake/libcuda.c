@@ -5,7 +5,7 @@
  * does nothing but count, an event records the host clock. Results are garbage: what it tests is that
  * every path runs, frees what it takes and exits as documented, and (fake_cuda_launches) whether a call
  * launched anything, and (fake_cuda_launch) the entry, the shape and, for the grouped GEMM's entries and the
- * dequantize entry, the parameter block of each of the last launches.
+ * dequantize and quantize entries, the parameter block of each of the last launches.
  *
  * FAKE_CUDA_MISSING=name,name: kernel images lack these entries (cuModuleGetFunction: not found).
  */
@@ -18,6 +18,7 @@
 
 #include "sm90a/dequantize_layout.h"
 #include "sm90a/grouped_gemm_layout.h"
+#include "sm90a/quantize_layout.h"
 
 #define NVFP4_FAKE_STRINGIFY2(x) #x
 #define NVFP4_FAKE_STRINGIFY(x) NVFP4_FAKE_STRINGIFY2(x)
@@ -38,11 +39,13 @@ static struct {
   unsigned char params[GG_PARAM_BYTES]; /* the parameter block of a grouped GEMM or dequantize entry */
 } kept[FAKE_KEPT];
 _Static_assert(DEQ_PARAM_BYTES <= GG_PARAM_BYTES, "kept[].params holds the dequantize parameter block");
+_Static_assert(QNT_PARAM_BYTES <= GG_PARAM_BYTES, "kept[].params holds the quantize parameter block");
 
 /* The size of the parameter block kept for an entry (its one .param), 0 for an entry whose block is not kept. */
 static size_t kept_param_bytes(const char *entry) {
   if (strncmp(entry, "nvfp4_grouped_gemm_", strlen("nvfp4_grouped_gemm_")) == 0) return GG_PARAM_BYTES;
   if (strcmp(entry, NVFP4_FAKE_STRINGIFY(DEQ_ENTRY)) == 0) return DEQ_PARAM_BYTES;
+  if (strcmp(entry, NVFP4_FAKE_STRINGIFY(QNT_ENTRY)) == 0) return QNT_PARAM_BYTES;
   return 0;
 }
 
@@ -180,8 +183,8 @@ static CUresult fake_cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f
   if (config == NULL || fn == NULL || params == NULL || config->gridDimX == 0 || config->blockDimX == 0)
     return CUDA_ERROR_INVALID_VALUE;
   /* a kernel handle is its entry name (fake_cuModuleGetFunction); the grouped GEMM's entries (NVFP4 and
-   * W4A16) share one parameter, the block of grouped_gemm_layout.h, and the dequantize entry has one, the
-   * block of dequantize_layout.h */
+   * W4A16) share one parameter, the block of grouped_gemm_layout.h, and the dequantize and quantize entries
+   * have one each, the block of their layout header */
   const char *entry = (const char *)fn;
   size_t at = (size_t)(launches++ % FAKE_KEPT), bytes = kept_param_bytes(entry);
   kept[at].entry = entry;

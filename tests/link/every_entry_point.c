@@ -34,6 +34,8 @@ int main(void) {
                nvfp4_grouped_gemm_w4a16(NULL, 1, &d, &t, &o, 1.0f, (CUstream)0), NVFP4_STATUS_INVALID_VALUE);
   ok &= expect("nvfp4_dequantize(NULL handle)", nvfp4_dequantize(NULL, &t, &o, (CUstream)0),
                NVFP4_STATUS_INVALID_VALUE);
+  ok &= expect("nvfp4_quantize(NULL handle)", nvfp4_quantize(NULL, &d, &t, 1.0f, (CUstream)0),
+               NVFP4_STATUS_INVALID_VALUE);
   printf("every entry point: %s (nvfp4_create: %s)\n", ok ? "ok" : "FAILED", nvfp4_status_string(created));
   return ok ? 0 : 1;
 }

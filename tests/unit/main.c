@@ -8,6 +8,8 @@ int main(void) {
   SRunner *runner = srunner_create(format_suite());
   srunner_add_suite(runner, reference_suite());
   srunner_add_suite(runner, quantize_suite());
+  srunner_add_suite(runner, quantize_arith_suite());
+  srunner_add_suite(runner, quantize_call_suite());
   srunner_add_suite(runner, api_suite());
   srunner_add_suite(runner, w4a16_suite());
   srunner_add_suite(runner, dequantize_suite());

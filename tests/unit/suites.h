@@ -9,6 +9,8 @@
 Suite *format_suite(void);
 Suite *reference_suite(void);
 Suite *quantize_suite(void);
+Suite *quantize_arith_suite(void);
+Suite *quantize_call_suite(void);
 Suite *api_suite(void);
 Suite *w4a16_suite(void);
 Suite *dequantize_suite(void);
