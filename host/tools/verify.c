@@ -412,3 +412,123 @@ free_host:
   return v->status == NVFP4_STATUS_SUCCESS && v->failures == 0 && v->clobbered == 0 &&
          v->checked == c->rows * c->k * c->batch;
 }
+
+/* ---- quantize */
+
+/* Element i of a dense buffer of `dtype` set to v (rounded to nearest even into f16 or bf16). */
+static void store_input(nvfp4_dtype dtype, void *buffer, int64_t i, float v) {
+  if (dtype == NVFP4_DTYPE_F32) ((float *)buffer)[i] = v;
+  else if (dtype == NVFP4_DTYPE_F16) ((uint16_t *)buffer)[i] = nvfp4i_f16_from_double(v);
+  else ((uint16_t *)buffer)[i] = nvfp4i_bf16_from_double(v);
+}
+
+/* v moved by `ulps` units in the last place of the input type (the bit pattern of its encoding +- ulps). */
+static float nudge_input(nvfp4_dtype dtype, float v, int ulps) {
+  if (ulps == 0 || v == 0.0f) return v;
+  if (dtype == NVFP4_DTYPE_F32) {
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    u = (uint32_t)((int64_t)u + ulps);
+    memcpy(&v, &u, sizeof v);
+    return v;
+  }
+  uint16_t bits = dtype == NVFP4_DTYPE_F16 ? nvfp4i_f16_from_double(v) : nvfp4i_bf16_from_double(v);
+  bits = (uint16_t)((int)bits + ulps);
+  return (float)(dtype == NVFP4_DTYPE_F16 ? nvfp4i_f16_value(bits) : nvfp4i_bf16_value(bits));
+}
+
+static double uniform(nvfp4i_rng *rng) { return (double)(nvfp4i_rng_next(rng) >> 11) * 0x1p-53; }
+
+/* One 16-element block of the input, `first` its first element, of the kinds nvfp4i_quantize_case lists. */
+static void fill_input_block(const nvfp4i_quantize_case *c, void *buffer, int64_t first, nvfp4i_rng *rng) {
+  static const float edges[] = {0.25f, 0.5f, 0.75f, 1.0f, 1.25f, 1.5f, 1.75f, 2.0f, 2.5f, 3.0f, 3.5f, 4.0f,
+                                5.0f, 6.0f};
+  unsigned kind = (unsigned)(nvfp4i_rng_next(rng) % 24);
+  double scale = 1.0 / c->global_scale;
+  if (kind == 0) scale *= 0x1p-14; /* subnormal or zero e4m3 scales */
+  for (int i = 0; i < 16; i++) {
+    float v;
+    int sign = nvfp4i_rng_next(rng) & 1 ? -1 : 1;
+    if (kind < 3) { /* boundaries: amax / 6 on an e4m3 value or midpoint, the rest on e2m1 boundaries */
+      unsigned code = 1 + (unsigned)(nvfp4i_rng_next(rng) % 0x7D);
+      double s = (i == 0 && kind == 1) ? (nvfp4i_e4m3_value(code) + nvfp4i_e4m3_value(code + 1)) / 2
+                                       : nvfp4i_e4m3_value(code);
+      double e = i == 0 ? 6.0 : edges[nvfp4i_rng_next(rng) % (sizeof edges / sizeof edges[0])];
+      v = nudge_input(c->dtype, (float)(sign * e * s * scale), (int)(nvfp4i_rng_next(rng) % 3) - 1);
+    } else if (kind == 3) {
+      v = 0.0f;
+    } else if (kind == 4) {
+      v = -0.0f;
+    } else if (kind == 5 && i == (int)(first / 16 % 16)) {
+      static const float specials[] = {NAN, INFINITY, -INFINITY};
+      v = specials[nvfp4i_rng_next(rng) % 3];
+    } else { /* random: magnitudes over 2^-20 .. 2^20 around the block's exponent */
+      int exponent = (int)(first / 16 % 41) - 20;
+      v = (float)(sign * ldexp(uniform(rng), exponent + (int)(nvfp4i_rng_next(rng) % 6)) * scale);
+    }
+    store_input(c->dtype, buffer, first + i, v);
+  }
+}
+
+int nvfp4i_verify_quantize(nvfp4_handle *h, const nvfp4i_quantize_case *c, nvfp4i_verdict *v) {
+  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
+  memset(v, 0, sizeof *v);
+  snprintf(v->detail, sizeof v->detail, "every byte matched");
+  nvfp4i_rng rng = {c->seed};
+  int esize = nvfp4i_dtype_size(c->dtype);
+  int64_t in_ld = c->k + c->in_pad, in_bs = c->rows * in_ld + c->in_batch_pad;
+  size_t in_bytes = (size_t)(c->in_offset + ((c->batch - 1) * in_bs + (c->rows - 1) * in_ld + c->k) * esize);
+  nvfp4_tensor out = {NULL, NULL, c->rows, c->k, c->batch, c->k / 2 + c->pad, 0,
+                      c->layout == NVFP4_SF_LINEAR ? c->k / 16 + 3 : 0, 0, c->layout};
+  out.batch_stride = c->rows * out.ld + 16;
+  out.sf_batch_stride = nvfp4i_sf_batch_bytes(c->layout, out.sf_ld, c->rows, c->k) + 16;
+  size_t data_bytes = (size_t)(out.batch_stride * c->batch), sf_bytes = (size_t)(out.sf_batch_stride * c->batch);
+  uint8_t *in_host = malloc(in_bytes), *got = malloc(data_bytes + sf_bytes), *want = malloc(data_bytes + sf_bytes);
+  CUdeviceptr d_in = 0, d_out = 0;
+  if (!in_host || !got || !want) {
+    v->status = nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "verify: no host memory");
+    goto free_host;
+  }
+  for (size_t i = 0; i < in_bytes; i++) in_host[i] = (uint8_t)nvfp4i_rng_next(&rng); /* garbage in the gaps */
+  nvfp4_dense in = {in_host + c->in_offset, c->rows, c->k, c->batch, in_ld, in_bs, c->dtype};
+  for (int64_t b = 0; b < c->batch; b++)
+    for (int64_t r = 0; r < c->rows; r++)
+      for (int64_t j = 0; j < c->k / 16; j++)
+        fill_input_block(c, (void *)(uintptr_t)in.data, b * in_bs + r * in_ld + j * 16, &rng);
+  NVFP4_CU_TRY(cu->cuMemAlloc(&d_in, in_bytes), v->status, free_host);
+  NVFP4_CU_TRY(cu->cuMemcpyHtoD(d_in, in_host, in_bytes), v->status, free_in);
+  NVFP4_CU_TRY(cu->cuMemAlloc(&d_out, data_bytes + sf_bytes), v->status, free_in);
+  NVFP4_CU_TRY(cu->cuMemsetD8(d_out, POISON_BYTE, data_bytes + sf_bytes), v->status, free_out);
+
+  nvfp4_dense d_dense = in;
+  d_dense.data = (const void *)(uintptr_t)(d_in + (CUdeviceptr)c->in_offset);
+  nvfp4_tensor d_tensor = out;
+  d_tensor.data = (const void *)(uintptr_t)d_out;
+  d_tensor.scales = (const void *)(uintptr_t)(d_out + data_bytes);
+  v->status = nvfp4_quantize(h, &d_dense, &d_tensor, c->global_scale, NULL);
+  if (v->status != NVFP4_STATUS_SUCCESS) goto free_out;
+  NVFP4_CU_TRY(cu->cuCtxSynchronize(), v->status, free_out);
+  NVFP4_CU_TRY(cu->cuMemcpyDtoH(got, d_out, data_bytes + sf_bytes), v->status, free_out);
+
+  memset(want, POISON_BYTE, data_bytes + sf_bytes);
+  out.data = want;
+  out.scales = want + data_bytes;
+  nvfp4i_quantize_ref(&in, &out, c->global_scale);
+  for (size_t i = 0; i < data_bytes + sf_bytes; i++) {
+    v->checked++;
+    if (got[i] != want[i] && v->failures++ == 0)
+      snprintf(v->detail, sizeof v->detail, "%s byte %zu: got 0x%02X, expected 0x%02X",
+               i < data_bytes ? "data" : "scale", i < data_bytes ? i : i - data_bytes, got[i], want[i]);
+  }
+  v->worst_ratio = v->failures ? INFINITY : 0.0;
+
+free_out:
+  cu->cuMemFree(d_out);
+free_in:
+  cu->cuMemFree(d_in);
+free_host:
+  free(in_host);
+  free(got);
+  free(want);
+  return v->status == NVFP4_STATUS_SUCCESS && v->failures == 0;
+}

@@ -88,4 +88,26 @@ typedef struct nvfp4i_dequantize_case {
  * everything matched. */
 int nvfp4i_verify_dequantize(nvfp4_handle *h, const nvfp4i_dequantize_case *c, nvfp4i_verdict *v);
 
+/* A quantize check: a dense input (rows x k x batch of `dtype`, ld = k + in_pad elements, in_batch_pad more
+ * between batches, starting in_offset bytes, a multiple of the element size, past a 16-byte boundary: the
+ * element-load path) of random blocks, a third of them adversarial (amax / 6 on an e4m3 value or midpoint and
+ * every element on an e2m1 boundary times the scale, give or take an ulp of the input type; zero and -0
+ * blocks; NaN and infinities; tiny blocks whose scales are subnormal or zero), quantized with global_scale
+ * into out (scale layout `layout`, pad bytes more per data row, a multiple of 16, and 3 per LINEAR scale
+ * row, 16 between batches). */
+typedef struct nvfp4i_quantize_case {
+  int64_t rows, k, batch;
+  nvfp4_sf_layout layout;
+  nvfp4_dtype dtype;
+  float global_scale;
+  uint64_t seed;
+  int64_t in_pad, in_batch_pad, in_offset, pad;
+} nvfp4i_quantize_case;
+
+/* Output data and scale buffers poisoned (0xFF), nvfp4_quantize on the stream 0, and every byte of both
+ * buffers against nvfp4i_quantize_ref run on buffers poisoned alike: the results bit for bit, and every byte
+ * the recipe does not write still 0xFF. v->checked counts the bytes compared, v->failures those that
+ * differ. Returns 1 when the call succeeded and every byte matched. */
+int nvfp4i_verify_quantize(nvfp4_handle *h, const nvfp4i_quantize_case *c, nvfp4i_verdict *v);
+
 #endif

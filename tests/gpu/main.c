@@ -91,7 +91,7 @@ int main(void) {
     fprintf(stderr, "gpu_tests: cannot make the handle's context current\n");
     return EXIT_FAILURE;
   }
-  /* NVFP4_GPU_SUITE=gemv, grouped, w4a16, dequantize, probes or contract runs one suite only */
+  /* NVFP4_GPU_SUITE=gemv, grouped, w4a16, dequantize, quantize, probes or contract runs one suite only */
   const char *only = getenv("NVFP4_GPU_SUITE");
   struct {
     const char *name;
@@ -100,6 +100,7 @@ int main(void) {
                 {"grouped", grouped_gemm_gpu_suite},
                 {"w4a16", w4a16_gpu_suite},
                 {"dequantize", dequantize_gpu_suite},
+                {"quantize", quantize_gpu_suite},
                 {"probes", probes_gpu_suite},
                 {"contract", contract_gpu_suite}};
   SRunner *runner = srunner_create(NULL);
@@ -110,8 +111,8 @@ int main(void) {
       added++;
     }
   if (added == 0) { /* a run that tests nothing has not passed */
-    fprintf(stderr, "gpu_tests: NVFP4_GPU_SUITE=%s names no suite (gemv, grouped, w4a16, dequantize, probes, "
-            "contract)\n", only);
+    fprintf(stderr, "gpu_tests: NVFP4_GPU_SUITE=%s names no suite (gemv, grouped, w4a16, dequantize, quantize, "
+            "probes, contract)\n", only);
     srunner_free(runner);
     nvfp4_destroy(gpu_handle);
     return EXIT_FAILURE;

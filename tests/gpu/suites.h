@@ -55,5 +55,6 @@ Suite *probes_gpu_suite(void);
 Suite *contract_gpu_suite(void);
 Suite *w4a16_gpu_suite(void);
 Suite *dequantize_gpu_suite(void);
+Suite *quantize_gpu_suite(void);
 
 #endif
