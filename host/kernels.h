@@ -7,6 +7,7 @@
 #include "sm90a/gemv_layout.h"
 #include "sm90a/grouped_gemm_layout.h"
 #include "sm90a/quantize_layout.h"
+#include "sm90a/scales_relayout_layout.h"
 
 #define NVFP4I_STRINGIFY2(x) #x
 #define NVFP4I_STRINGIFY(x) NVFP4I_STRINGIFY2(x) /* a layout header's entry name as a C string */
@@ -22,7 +23,8 @@
   X(NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16, "nvfp4_grouped_gemm_w4a16_bf16_sm90a", GG_THREADS,             \
     GG_SMEM_LIMIT)                                                                                        \
   X(NVFP4I_KERNEL_DEQUANTIZE, NVFP4I_STRINGIFY(DEQ_ENTRY), DEQ_THREADS, DEQ_MAX_DYNAMIC_SMEM)            \
-  X(NVFP4I_KERNEL_QUANTIZE, NVFP4I_STRINGIFY(QNT_ENTRY), QNT_THREADS, 0)
+  X(NVFP4I_KERNEL_QUANTIZE, NVFP4I_STRINGIFY(QNT_ENTRY), QNT_THREADS, 0)                                 \
+  X(NVFP4I_KERNEL_SCALES_RELAYOUT, NVFP4I_STRINGIFY(RLY_ENTRY), RLY_THREADS, 0)
 
 typedef enum nvfp4i_kernel_id {
 #define NVFP4_KERNEL_ENUM(id, name, threads, smem) id,

@@ -39,16 +39,9 @@ static nvfp4_status validate_batches_apart(const char *name, int64_t rows, int64
   return NVFP4_STATUS_SUCCESS;
 }
 
-nvfp4_status nvfp4i_validate_tensor(const char *name, const nvfp4_tensor *t, int64_t min_rows) {
+/* The fields that place an operand's scales: sf_batch_stride, sf_layout and (LINEAR) sf_ld. */
+static nvfp4_status validate_scale_fields(const char *name, const nvfp4_tensor *t) {
   const nvfp4_status bad = NVFP4_STATUS_INVALID_VALUE;
-  nvfp4_status status = validate_shape(name, t->rows, t->k, t->batch, min_rows);
-  if (status != NVFP4_STATUS_SUCCESS || t->rows == 0) return status; /* an empty operand is never read */
-  if (t->data == NULL) return nvfp4i_fail(bad, "%s.data is NULL", name);
-  if (t->scales == NULL) return nvfp4i_fail(bad, "%s.scales is NULL", name);
-  if (t->ld < t->k / 2)
-    return nvfp4i_fail(bad, "%s.ld = %lld: must be >= k/2 = %lld", name, (long long)t->ld, (long long)(t->k / 2));
-  if (t->batch_stride < 0)
-    return nvfp4i_fail(bad, "%s.batch_stride = %lld: must be >= 0", name, (long long)t->batch_stride);
   if (t->sf_batch_stride < 0)
     return nvfp4i_fail(bad, "%s.sf_batch_stride = %lld: must be >= 0", name, (long long)t->sf_batch_stride);
   switch (t->sf_layout) {
@@ -61,6 +54,26 @@ nvfp4_status nvfp4i_validate_tensor(const char *name, const nvfp4_tensor *t, int
       return NVFP4_STATUS_SUCCESS;
   }
   return nvfp4i_fail(bad, "%s.sf_layout = %d: not a nvfp4_sf_layout", name, (int)t->sf_layout);
+}
+
+nvfp4_status nvfp4i_validate_tensor(const char *name, const nvfp4_tensor *t, int64_t min_rows) {
+  const nvfp4_status bad = NVFP4_STATUS_INVALID_VALUE;
+  nvfp4_status status = validate_shape(name, t->rows, t->k, t->batch, min_rows);
+  if (status != NVFP4_STATUS_SUCCESS || t->rows == 0) return status; /* an empty operand is never read */
+  if (t->data == NULL) return nvfp4i_fail(bad, "%s.data is NULL", name);
+  if (t->scales == NULL) return nvfp4i_fail(bad, "%s.scales is NULL", name);
+  if (t->ld < t->k / 2)
+    return nvfp4i_fail(bad, "%s.ld = %lld: must be >= k/2 = %lld", name, (long long)t->ld, (long long)(t->k / 2));
+  if (t->batch_stride < 0)
+    return nvfp4i_fail(bad, "%s.batch_stride = %lld: must be >= 0", name, (long long)t->batch_stride);
+  return validate_scale_fields(name, t);
+}
+
+nvfp4_status nvfp4i_validate_scales(const char *name, const nvfp4_tensor *t) {
+  nvfp4_status status = validate_shape(name, t->rows, t->k, t->batch, 1);
+  if (status != NVFP4_STATUS_SUCCESS) return status;
+  if (t->scales == NULL) return nvfp4i_fail(NVFP4_STATUS_INVALID_VALUE, "%s.scales is NULL", name);
+  return validate_scale_fields(name, t);
 }
 
 nvfp4_status nvfp4i_validate_dense_input(const char *name, const nvfp4_dense *d, int64_t min_rows) {

@@ -9,6 +9,10 @@
  * empty operand is valid. K must be a positive multiple of 32 (NOT_SUPPORTED otherwise). */
 nvfp4_status nvfp4i_validate_tensor(const char *name, const nvfp4_tensor *t, int64_t min_rows);
 
+/* Checks the scales of an NVFP4 operand alone (data, ld and batch_stride not looked at): shape as
+ * nvfp4i_validate_tensor with rows >= 1, scales, sf_batch_stride, sf_layout and sf_ld. */
+nvfp4_status nvfp4i_validate_scales(const char *name, const nvfp4_tensor *t);
+
 /* Checks a dense operand (activations): NULL, dtype (F16 or BF16; F32 activations are NOT_SUPPORTED), shape
  * as nvfp4i_validate_tensor, data aligned to its element, ld >= k with more than one row, and batches that
  * never overlap. */

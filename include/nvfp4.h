@@ -213,6 +213,17 @@ NVFP4_API nvfp4_status nvfp4_dequantize(nvfp4_handle *h, const nvfp4_tensor *in,
 NVFP4_API nvfp4_status nvfp4_quantize(nvfp4_handle *h, const nvfp4_dense *in, const nvfp4_tensor *out,
                                       float global_scale, CUstream stream);
 
+/* to->scales = the scales of from, rewritten in to->sf_layout (and to's sf_ld, sf_batch_stride): LINEAR <->
+ * BLOCKED_128x4, or one layout with another stride. The scale of (r, j) of batch b of from lands at the
+ * place to's layout gives (r, j) of batch b; nothing else is read or converted. from->rows, k and batch must
+ * equal to's. Only scales are touched: from->data and to->data are not read (to->data may be NULL) and
+ * neither tensor's ld or batch_stride matters. Writes, LINEAR, the k/16 scale bytes of each row; BLOCKED,
+ * each batch's tiles whole, padding bytes 0 (what nvfp4_quantize writes). No other byte changes. The byte
+ * ranges the scales of from and to span must not overlap, nor (with batch > 1) to's batches
+ * (INVALID_VALUE). rows >= 1; K a multiple of 32 (NOT_SUPPORTED otherwise); no alignment needed. */
+NVFP4_API nvfp4_status nvfp4_scales_relayout(nvfp4_handle *h, const nvfp4_tensor *from, const nvfp4_tensor *to,
+                                             CUstream stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -110,4 +110,21 @@ typedef struct nvfp4i_quantize_case {
  * differ. Returns 1 when the call succeeded and every byte matched. */
 int nvfp4i_verify_quantize(nvfp4_handle *h, const nvfp4i_quantize_case *c, nvfp4i_verdict *v);
 
+/* A scale relayout check: source scales (rows x k x batch, from_layout; LINEAR rows 3 bytes longer than k/16,
+ * batches 16 bytes apart, every byte random, gaps included) relaid into to_layout (LINEAR rows to_sf_ld_pad
+ * bytes longer, batches 16 bytes apart); and_back: that result relaid into from's layout and strides again. */
+typedef struct nvfp4i_relayout_case {
+  int64_t rows, k, batch;
+  nvfp4_sf_layout from_layout, to_layout;
+  int64_t to_sf_ld_pad;
+  int and_back;
+  uint64_t seed;
+} nvfp4i_relayout_case;
+
+/* Each destination poisoned (0xFF) with poisoned guards around it, nvfp4_scales_relayout on the stream 0, and
+ * every byte of the buffer against nvfp4i_scales_relayout_ref of the source on a buffer poisoned alike (the
+ * way back against the source itself): the scales bit for bit, BLOCKED padding 0, every other byte still
+ * 0xFF. Returns 1 when every call succeeded and every byte matched. */
+int nvfp4i_verify_scales_relayout(nvfp4_handle *h, const nvfp4i_relayout_case *c, nvfp4i_verdict *v);
+
 #endif

@@ -5,7 +5,7 @@
  * does nothing but count, an event records the host clock. Results are garbage: what it tests is that
  * every path runs, frees what it takes and exits as documented, and (fake_cuda_launches) whether a call
  * launched anything, and (fake_cuda_launch) the entry, the shape and, for the grouped GEMM's entries and the
- * dequantize and quantize entries, the parameter block of each of the last launches.
+ * dequantize, quantize and scale relayout entries, the parameter block of each of the last launches.
  *
  * FAKE_CUDA_MISSING=name,name: kernel images lack these entries (cuModuleGetFunction: not found).
  */
@@ -19,6 +19,7 @@
 #include "sm90a/dequantize_layout.h"
 #include "sm90a/grouped_gemm_layout.h"
 #include "sm90a/quantize_layout.h"
+#include "sm90a/scales_relayout_layout.h"
 
 #define NVFP4_FAKE_STRINGIFY2(x) #x
 #define NVFP4_FAKE_STRINGIFY(x) NVFP4_FAKE_STRINGIFY2(x)
@@ -40,12 +41,14 @@ static struct {
 } kept[FAKE_KEPT];
 _Static_assert(DEQ_PARAM_BYTES <= GG_PARAM_BYTES, "kept[].params holds the dequantize parameter block");
 _Static_assert(QNT_PARAM_BYTES <= GG_PARAM_BYTES, "kept[].params holds the quantize parameter block");
+_Static_assert(RLY_PARAM_BYTES <= GG_PARAM_BYTES, "kept[].params holds the scale relayout parameter block");
 
 /* The size of the parameter block kept for an entry (its one .param), 0 for an entry whose block is not kept. */
 static size_t kept_param_bytes(const char *entry) {
   if (strncmp(entry, "nvfp4_grouped_gemm_", strlen("nvfp4_grouped_gemm_")) == 0) return GG_PARAM_BYTES;
   if (strcmp(entry, NVFP4_FAKE_STRINGIFY(DEQ_ENTRY)) == 0) return DEQ_PARAM_BYTES;
   if (strcmp(entry, NVFP4_FAKE_STRINGIFY(QNT_ENTRY)) == 0) return QNT_PARAM_BYTES;
+  if (strcmp(entry, NVFP4_FAKE_STRINGIFY(RLY_ENTRY)) == 0) return RLY_PARAM_BYTES;
   return 0;
 }
 
@@ -346,8 +349,8 @@ static const struct {
 __attribute__((visibility("default"))) long fake_cuda_launches(void) { return launches; }
 
 /* Launch i of this process (0 the first), if it is one of the last FAKE_KEPT: its entry name and
- * configuration, and its parameter block for a grouped GEMM entry (GG_PARAM_BYTES) or the dequantize entry
- * (DEQ_PARAM_BYTES, zeros after), else zeros. NULL for any other i. */
+ * configuration, and its parameter block for a grouped GEMM entry (GG_PARAM_BYTES) or another kept entry
+ * (its block, zeros after), else zeros. NULL for any other i. */
 __attribute__((visibility("default"))) const unsigned char *fake_cuda_launch(long i, const char **entry,
                                                                              CUlaunchConfig *config) {
   if (i < 0 || i >= launches || i < launches - FAKE_KEPT) return NULL;

@@ -91,7 +91,8 @@ int main(void) {
     fprintf(stderr, "gpu_tests: cannot make the handle's context current\n");
     return EXIT_FAILURE;
   }
-  /* NVFP4_GPU_SUITE=gemv, grouped, w4a16, dequantize, quantize, probes or contract runs one suite only */
+  /* NVFP4_GPU_SUITE=gemv, grouped, w4a16, dequantize, quantize, relayout, probes or contract runs one suite
+   * only */
   const char *only = getenv("NVFP4_GPU_SUITE");
   struct {
     const char *name;
@@ -101,6 +102,7 @@ int main(void) {
                 {"w4a16", w4a16_gpu_suite},
                 {"dequantize", dequantize_gpu_suite},
                 {"quantize", quantize_gpu_suite},
+                {"relayout", scales_relayout_gpu_suite},
                 {"probes", probes_gpu_suite},
                 {"contract", contract_gpu_suite}};
   SRunner *runner = srunner_create(NULL);
@@ -112,7 +114,7 @@ int main(void) {
     }
   if (added == 0) { /* a run that tests nothing has not passed */
     fprintf(stderr, "gpu_tests: NVFP4_GPU_SUITE=%s names no suite (gemv, grouped, w4a16, dequantize, quantize, "
-            "probes, contract)\n", only);
+            "relayout, probes, contract)\n", only);
     srunner_free(runner);
     nvfp4_destroy(gpu_handle);
     return EXIT_FAILURE;

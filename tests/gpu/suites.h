@@ -56,5 +56,6 @@ Suite *contract_gpu_suite(void);
 Suite *w4a16_gpu_suite(void);
 Suite *dequantize_gpu_suite(void);
 Suite *quantize_gpu_suite(void);
+Suite *scales_relayout_gpu_suite(void);
 
 #endif

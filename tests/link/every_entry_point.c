@@ -36,6 +36,8 @@ int main(void) {
                NVFP4_STATUS_INVALID_VALUE);
   ok &= expect("nvfp4_quantize(NULL handle)", nvfp4_quantize(NULL, &d, &t, 1.0f, (CUstream)0),
                NVFP4_STATUS_INVALID_VALUE);
+  ok &= expect("nvfp4_scales_relayout(NULL handle)", nvfp4_scales_relayout(NULL, &t, &t, (CUstream)0),
+               NVFP4_STATUS_INVALID_VALUE);
   printf("every entry point: %s (nvfp4_create: %s)\n", ok ? "ok" : "FAILED", nvfp4_status_string(created));
   return ok ? 0 : 1;
 }

@@ -10,6 +10,7 @@ int main(void) {
   srunner_add_suite(runner, quantize_suite());
   srunner_add_suite(runner, quantize_arith_suite());
   srunner_add_suite(runner, quantize_call_suite());
+  srunner_add_suite(runner, scales_relayout_suite());
   srunner_add_suite(runner, api_suite());
   srunner_add_suite(runner, w4a16_suite());
   srunner_add_suite(runner, dequantize_suite());

@@ -11,6 +11,7 @@ Suite *reference_suite(void);
 Suite *quantize_suite(void);
 Suite *quantize_arith_suite(void);
 Suite *quantize_call_suite(void);
+Suite *scales_relayout_suite(void);
 Suite *api_suite(void);
 Suite *w4a16_suite(void);
 Suite *dequantize_suite(void);
