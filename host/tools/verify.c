@@ -620,3 +620,185 @@ free_host:
   v->worst_ratio = v->failures ? INFINITY : 0.0;
   return v->status == NVFP4_STATUS_SUCCESS && v->failures == 0;
 }
+
+/* ---- round trips through quantize */
+
+/* A device NVFP4 tensor of rows x k (one batch, ld k/2, LINEAR sf_ld k/16 or BLOCKED) in one allocation,
+ * data then scales, poisoned; *bytes its size. */
+static nvfp4_status quantized_alloc(int64_t rows, int64_t k, nvfp4_sf_layout layout, nvfp4_tensor *t,
+                                    CUdeviceptr *d, size_t *bytes) {
+  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
+  nvfp4_status status = NVFP4_STATUS_SUCCESS;
+  size_t data_bytes = (size_t)(rows * (k / 2));
+  *t = (nvfp4_tensor){NULL, NULL, rows, k, 1, k / 2, 0, layout == NVFP4_SF_LINEAR ? k / 16 : 0, 0, layout};
+  *bytes = data_bytes + (size_t)nvfp4i_sf_batch_bytes(layout, t->sf_ld, rows, k);
+  NVFP4_CU_TRY(cu->cuMemAlloc(d, *bytes), status, done);
+  NVFP4_CU_TRY(cu->cuMemsetD8(*d, POISON_BYTE, *bytes), status, done);
+  t->data = (const void *)(uintptr_t)*d;
+  t->scales = (const void *)(uintptr_t)(*d + data_bytes);
+done:
+  return status;
+}
+
+/* f32 rows x k, each 16-element block with |x| <= amax, one element at +-amax, amax = 6 * 2^u with u
+ * uniform in [-5, 8): amax / 6 is in e4m3's normal range, so every scale comes out normal. */
+static void fill_normal_scale_blocks(float *x, int64_t rows, int64_t k, nvfp4i_rng *rng) {
+  for (int64_t b = 0; b < rows * k / 16; b++) {
+    float amax = 6.0f * exp2f((float)(-5.0 + 13.0 * uniform(rng)));
+    for (int i = 0; i < 16; i++) x[b * 16 + i] = (float)((2.0 * uniform(rng) - 1.0) * amax);
+    x[b * 16 + (int)(nvfp4i_rng_next(rng) % 16)] = nvfp4i_rng_next(rng) & 1 ? amax : -amax;
+  }
+}
+
+/* Whether an e4m3 code is a normal number (exponent field 1..15, not NaN). */
+static int e4m3_is_normal(uint8_t code) { return (code & 0x78) != 0 && (code & 0x7F) != 0x7F; }
+
+int nvfp4i_verify_quantize_round_trip(nvfp4_handle *h, int64_t rows, int64_t k, nvfp4_sf_layout layout,
+                                      uint64_t seed, nvfp4i_verdict *v) {
+  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
+  memset(v, 0, sizeof *v);
+  snprintf(v->detail, sizeof v->detail, "every byte matched");
+  nvfp4i_rng rng = {seed};
+  size_t in_bytes = (size_t)(rows * k) * sizeof(float), q_bytes = 0;
+  float *x = malloc(in_bytes);
+  uint8_t *first = NULL, *again = NULL;
+  CUdeviceptr d_x = 0, d_deq = 0, d_q1 = 0, d_q2 = 0;
+  nvfp4_tensor q1, q2;
+  if (!x) {
+    v->status = nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "verify: no host memory");
+    return 0;
+  }
+  fill_normal_scale_blocks(x, rows, k, &rng);
+  NVFP4_CU_TRY(cu->cuMemAlloc(&d_x, in_bytes), v->status, free_all);
+  NVFP4_CU_TRY(cu->cuMemcpyHtoD(d_x, x, in_bytes), v->status, free_all);
+  NVFP4_CU_TRY(cu->cuMemAlloc(&d_deq, in_bytes), v->status, free_all);
+  if ((v->status = quantized_alloc(rows, k, layout, &q1, &d_q1, &q_bytes)) != NVFP4_STATUS_SUCCESS) goto free_all;
+  if ((v->status = quantized_alloc(rows, k, layout, &q2, &d_q2, &q_bytes)) != NVFP4_STATUS_SUCCESS) goto free_all;
+
+  /* x -> q1 -> f32 (exact) -> q2, both quantizations with global scale 1 */
+  nvfp4_dense in = {(const void *)(uintptr_t)d_x, rows, k, 1, k, 0, NVFP4_DTYPE_F32};
+  nvfp4_output deq = {(void *)(uintptr_t)d_deq, k, 0, NVFP4_DTYPE_F32};
+  nvfp4_dense deq_in = {(const void *)(uintptr_t)d_deq, rows, k, 1, k, 0, NVFP4_DTYPE_F32};
+  if ((v->status = nvfp4_quantize(h, &in, &q1, 1.0f, NULL)) != NVFP4_STATUS_SUCCESS) goto free_all;
+  if ((v->status = nvfp4_dequantize(h, &q1, &deq, NULL)) != NVFP4_STATUS_SUCCESS) goto free_all;
+  if ((v->status = nvfp4_quantize(h, &deq_in, &q2, 1.0f, NULL)) != NVFP4_STATUS_SUCCESS) goto free_all;
+  NVFP4_CU_TRY(cu->cuCtxSynchronize(), v->status, free_all);
+  first = malloc(q_bytes);
+  again = malloc(q_bytes);
+  if (!first || !again) {
+    v->status = nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "verify: no host memory");
+    goto free_all;
+  }
+  NVFP4_CU_TRY(cu->cuMemcpyDtoH(first, d_q1, q_bytes), v->status, free_all);
+  NVFP4_CU_TRY(cu->cuMemcpyDtoH(again, d_q2, q_bytes), v->status, free_all);
+
+  /* the premise: every scale normal (BLOCKED padding, 0, aside) */
+  const uint8_t *scales = first + rows * (k / 2);
+  for (int64_t r = 0; r < rows; r++)
+    for (int64_t j = 0; j < k / 16; j++) {
+      uint8_t s = scales[nvfp4i_sf_offset(layout, q1.sf_ld, k, r, j)];
+      if (!e4m3_is_normal(s) && v->failures++ == 0)
+        snprintf(v->detail, sizeof v->detail, "premise: scale (%lld, %lld) = 0x%02X is not a normal e4m3",
+                 (long long)r, (long long)j, s);
+    }
+  for (size_t i = 0; i < q_bytes; i++) {
+    v->checked++;
+    if (first[i] != again[i] && v->failures++ == 0)
+      snprintf(v->detail, sizeof v->detail, "%s byte %zu: first 0x%02X, after the round trip 0x%02X",
+               i < (size_t)(rows * (k / 2)) ? "data" : "scale", i, first[i], again[i]);
+  }
+  v->worst_ratio = v->failures ? INFINITY : 0.0;
+
+free_all:
+  cu->cuMemFree(d_q2);
+  cu->cuMemFree(d_q1);
+  cu->cuMemFree(d_deq);
+  cu->cuMemFree(d_x);
+  free(x);
+  free(first);
+  free(again);
+  return v->status == NVFP4_STATUS_SUCCESS && v->failures == 0;
+}
+
+/* A host copy of device tensor t (one batch) in *host, its buffer in *buffer. */
+static nvfp4_status download_quantized(const nvfp4_tensor *t, size_t bytes, nvfp4_tensor *host, uint8_t **buffer) {
+  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
+  nvfp4_status status = NVFP4_STATUS_SUCCESS;
+  *buffer = malloc(bytes);
+  if (*buffer == NULL) return nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "verify: no host memory");
+  NVFP4_CU_TRY(cu->cuMemcpyDtoH(*buffer, (CUdeviceptr)(uintptr_t)t->data, bytes), status, done);
+  *host = *t;
+  host->data = *buffer;
+  host->scales = *buffer + ((const uint8_t *)t->scales - (const uint8_t *)t->data);
+done:
+  return status;
+}
+
+int nvfp4i_verify_quantize_gemm(nvfp4_handle *h, int64_t m, int64_t n, int64_t k, nvfp4_sf_layout layout,
+                                uint64_t seed, nvfp4i_verdict *v) {
+  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
+  memset(v, 0, sizeof *v);
+  snprintf(v->detail, sizeof v->detail, "every output passed");
+  nvfp4i_rng rng = {seed};
+  const int64_t rows[2] = {m, n};
+  const float g[2] = {3.0f, 0.5f}; /* alpha = 1 / (g_a * g_b) */
+  uint16_t *x[2] = {NULL, NULL};
+  uint8_t *host_buffer[2] = {NULL, NULL}, *c_host = NULL;
+  CUdeviceptr d_x[2] = {0, 0}, d_q[2] = {0, 0}, d_c = 0;
+  nvfp4_tensor q[2], host_q[2];
+  size_t q_bytes[2], c_bytes = (size_t)(m * n) * 2;
+  for (int o = 0; o < 2; o++) {
+    size_t bytes = (size_t)(rows[o] * k) * 2;
+    x[o] = malloc(bytes);
+    if (!x[o]) {
+      v->status = nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "verify: no host memory");
+      goto free_all;
+    }
+    for (int64_t i = 0; i < rows[o] * k; i++) x[o][i] = nvfp4i_random_activation(&rng, NVFP4_DTYPE_BF16);
+    NVFP4_CU_TRY(cu->cuMemAlloc(&d_x[o], bytes), v->status, free_all);
+    NVFP4_CU_TRY(cu->cuMemcpyHtoD(d_x[o], x[o], bytes), v->status, free_all);
+    v->status = quantized_alloc(rows[o], k, layout, &q[o], &d_q[o], &q_bytes[o]);
+    if (v->status != NVFP4_STATUS_SUCCESS) goto free_all;
+    nvfp4_dense in = {(const void *)(uintptr_t)d_x[o], rows[o], k, 1, k, 0, NVFP4_DTYPE_BF16};
+    if ((v->status = nvfp4_quantize(h, &in, &q[o], g[o], NULL)) != NVFP4_STATUS_SUCCESS) goto free_all;
+  }
+  NVFP4_CU_TRY(cu->cuMemAlloc(&d_c, c_bytes), v->status, free_all);
+  NVFP4_CU_TRY(cu->cuMemsetD8(d_c, POISON_BYTE, c_bytes), v->status, free_all);
+  nvfp4_output c = {(void *)(uintptr_t)d_c, n, 0, NVFP4_DTYPE_F16};
+  float alpha = 1.0f / (g[0] * g[1]);
+  if ((v->status = nvfp4_grouped_gemm(h, 1, &q[0], &q[1], &c, alpha, NULL)) != NVFP4_STATUS_SUCCESS) goto free_all;
+  NVFP4_CU_TRY(cu->cuCtxSynchronize(), v->status, free_all);
+  for (int o = 0; o < 2; o++)
+    if ((v->status = download_quantized(&q[o], q_bytes[o], &host_q[o], &host_buffer[o])) != NVFP4_STATUS_SUCCESS)
+      goto free_all;
+  c_host = malloc(c_bytes);
+  if (!c_host) {
+    v->status = nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "verify: no host memory");
+    goto free_all;
+  }
+  NVFP4_CU_TRY(cu->cuMemcpyDtoH(c_host, d_c, c_bytes), v->status, free_all);
+
+  /* every output against the float64 GEMM of the quantized values, SPEC section 4's bar */
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t j = 0; j < n; j++) {
+      double ref, mag, ratio, out = nvfp4i_output_value(NVFP4_DTYPE_F16, c_host, i * n + j);
+      nvfp4i_reference_gemm_element(&host_q[0], &host_q[1], i, j, (double)alpha, &ref, &mag);
+      v->checked++;
+      int ok = nvfp4i_check_value(NVFP4_DTYPE_F16, out, ref, mag, &ratio);
+      if (ratio > v->worst_ratio) v->worst_ratio = ratio;
+      if (!ok && v->failures++ == 0)
+        snprintf(v->detail, sizeof v->detail, "c[%lld, %lld] = %.9g, reference %.9g (magnitude %.9g)",
+                 (long long)i, (long long)j, out, ref, mag);
+    }
+
+free_all:
+  cu->cuMemFree(d_c);
+  free(c_host);
+  for (int o = 0; o < 2; o++) {
+    cu->cuMemFree(d_q[o]);
+    cu->cuMemFree(d_x[o]);
+    free(x[o]);
+    free(host_buffer[o]);
+  }
+  return v->status == NVFP4_STATUS_SUCCESS && v->failures == 0 && v->checked == m * n;
+}

@@ -127,4 +127,18 @@ typedef struct nvfp4i_relayout_case {
  * 0xFF. Returns 1 when every call succeeded and every byte matched. */
 int nvfp4i_verify_scales_relayout(nvfp4_handle *h, const nvfp4i_relayout_case *c, nvfp4i_verdict *v);
 
+/* quantize (rows x k f32, global scale 1, blocks built so that every scale is a normal e4m3) -> dequantize to
+ * f32 (exact) -> quantize again with global scale 1: the second tensor's data and scale bytes must equal the
+ * first's (each block's largest code is 6 there, so amax / 6 gives the same scale back), and every scale of
+ * the first is checked normal. Returns 1 when every call succeeded and every byte matched. */
+int nvfp4i_verify_quantize_round_trip(nvfp4_handle *h, int64_t rows, int64_t k, nvfp4_sf_layout layout,
+                                      uint64_t seed, nvfp4i_verdict *v);
+
+/* Random bf16 A (m x k) and B (n x k) quantized on the GPU with global scales 3 and 0.5 (scale layout
+ * `layout`), nvfp4_grouped_gemm of one group with alpha = 1 / (3 * 0.5) into a poisoned f16 C, and every
+ * element of C against the float64 GEMM of the quantized values (downloaded) under SPEC section 4's bar.
+ * Returns 1 when every call succeeded and every element passed. */
+int nvfp4i_verify_quantize_gemm(nvfp4_handle *h, int64_t m, int64_t n, int64_t k, nvfp4_sf_layout layout,
+                                uint64_t seed, nvfp4i_verdict *v);
+
 #endif

@@ -3,7 +3,9 @@
  * and -0 blocks, NaN and infinities, subnormal and zero scales), all three input types, both scale layouts
  * (BLOCKED padding written 0), tails in rows and K, batches with gaps, inputs off 16 bytes (the element-load
  * path), huge and tiny global scales, 16384 x 16384 bf16. Outputs are poisoned with 0xFF and every byte the
- * recipe does not write must stay so. */
+ * recipe does not write must stay so. Round trips: quantize -> dequantize -> quantize gives the same bytes
+ * where every scale is a normal e4m3; quantize -> grouped GEMM against the float64 GEMM of the quantized
+ * values. */
 #include "suites.h"
 #include "verify.h"
 
@@ -75,11 +77,61 @@ START_TEST(quantize_matches_reference_bit_for_bit) {
 }
 END_TEST
 
+/* rows, K, scale layout, small: round trips over tails and both layouts */
+static const struct {
+  int64_t rows, k;
+  nvfp4_sf_layout layout;
+  int small;
+} trips[] = {{1, 32, LIN, 1}, {7, 96, BLK, 1}, {129, 544, LIN, 1}, {300, 1056, BLK, 1}, {4096, 7168, LIN, 0}};
+enum { TRIP_COUNT = sizeof trips / sizeof trips[0] };
+static int selected_trips[TRIP_COUNT];
+
+START_TEST(quantize_dequantize_quantize_gives_the_same_bytes) {
+  int i = selected_trips[_i];
+  uint64_t seed = gpu_seed(0x72747200u + (uint64_t)i);
+  nvfp4i_verdict v;
+  int pass = nvfp4i_verify_quantize_round_trip(gpu_handle, trips[i].rows, trips[i].k, trips[i].layout, seed, &v);
+  ck_assert_msg(pass, "round trip %lld x %lld, layout %d (seed=%llu, NVFP4_TEST_SEED=%llu): status %s (%s), "
+                "%lld/%lld bytes differ, first: %s", (long long)trips[i].rows, (long long)trips[i].k,
+                trips[i].layout, (unsigned long long)seed, (unsigned long long)gpu_run_seed(),
+                nvfp4_status_string(v.status), nvfp4_last_error(), (long long)v.failures, (long long)v.checked,
+                v.detail);
+}
+END_TEST
+
+/* M, N, K, scale layout, small: quantized operands through the grouped GEMM */
+static const struct {
+  int64_t m, n, k;
+  nvfp4_sf_layout layout;
+  int small;
+} gemms[] = {{7, 40, 96, LIN, 1}, {129, 300, 544, BLK, 1}, {256, 1024, 2048, LIN, 0}};
+enum { GEMM_COUNT = sizeof gemms / sizeof gemms[0] };
+static int selected_gemms[GEMM_COUNT];
+
+START_TEST(quantized_operands_multiply_as_the_reference) {
+  int i = selected_gemms[_i];
+  uint64_t seed = gpu_seed(0x71676d00u + (uint64_t)i);
+  nvfp4i_verdict v;
+  int pass = nvfp4i_verify_quantize_gemm(gpu_handle, gemms[i].m, gemms[i].n, gemms[i].k, gemms[i].layout, seed, &v);
+  ck_assert_msg(pass, "quantize -> GEMM %lld x %lld x %lld, layout %d (seed=%llu, NVFP4_TEST_SEED=%llu): status %s "
+                "(%s), %lld/%lld outputs fail, worst ratio %g, first: %s", (long long)gemms[i].m, (long long)gemms[i].n,
+                (long long)gemms[i].k, gemms[i].layout, (unsigned long long)seed, (unsigned long long)gpu_run_seed(),
+                nvfp4_status_string(v.status), nvfp4_last_error(), (long long)v.failures, (long long)v.checked,
+                v.worst_ratio, v.detail);
+}
+END_TEST
+
 Suite *quantize_gpu_suite(void) {
   Suite *s = suite_create("quantize gpu");
   TCase *shapes = gpu_tcase("quantize shapes", 600);
   selected_count = gpu_select_cases(&cases[0].small, sizeof cases[0], CASE_COUNT, selected);
   tcase_add_loop_test(shapes, quantize_matches_reference_bit_for_bit, 0, selected_count);
   suite_add_tcase(s, shapes);
+  TCase *trips_tc = gpu_tcase("quantize round trips", 300);
+  int n = gpu_select_cases(&trips[0].small, sizeof trips[0], TRIP_COUNT, selected_trips);
+  tcase_add_loop_test(trips_tc, quantize_dequantize_quantize_gives_the_same_bytes, 0, n);
+  n = gpu_select_cases(&gemms[0].small, sizeof gemms[0], GEMM_COUNT, selected_gemms);
+  tcase_add_loop_test(trips_tc, quantized_operands_multiply_as_the_reference, 0, n);
+  suite_add_tcase(s, trips_tc);
   return s;
 }
