@@ -464,6 +464,57 @@ out:
   return status;
 }
 
+/* ---- quantize */
+
+typedef struct quantize_arg {
+  nvfp4_handle *h;
+  nvfp4_dense *in; /* per set */
+  nvfp4_tensor *out;
+} quantize_arg;
+
+static nvfp4_status launch_quantize(void *arg, int set, CUstream stream) {
+  quantize_arg *q = arg;
+  return nvfp4_quantize(q->h, &q->in[set], &q->out[set], 1.0f, stream);
+}
+
+nvfp4_status nvfp4i_bench_quantize(nvfp4_handle *h, int64_t m, int64_t k, nvfp4_dtype dtype,
+                                   const nvfp4i_bench_method *method, nvfp4i_timing *t, double *bytes) {
+  size_t set_bytes = 0, esize = (size_t)nvfp4i_dtype_size(dtype), in_bytes = (size_t)(m * k) * esize;
+  size_t in_offset = place(&set_bytes, in_bytes);
+  nvfp4_tensor out0 = place_operand(&set_bytes, m, k, 1);
+  *bytes = (double)m * (double)k * ((double)esize + 0.5 + 1.0 / 16);
+  input_sets sets;
+  pools p = {0};
+  quantize_arg q = {h, NULL, NULL};
+  nvfp4_status status = sets_create(&sets, h, method, set_bytes);
+  /* activations alone (no codes or scales): f32 inputs read the pool's pairs of bf16 ones as one f32, its
+   * high half an activation, its low half random mantissa bits, a value of the activation's magnitude */
+  p.bytes = in_bytes + POOL_SLACK;
+  if (status == NVFP4_STATUS_SUCCESS)
+    status = pools_add_activations(&p, dtype == NVFP4_DTYPE_F16 ? NVFP4_DTYPE_F16 : NVFP4_DTYPE_BF16);
+  if (status != NVFP4_STATUS_SUCCESS) goto out;
+  q.in = calloc((size_t)sets.count, sizeof *q.in);
+  q.out = calloc((size_t)sets.count, sizeof *q.out);
+  if (q.in == NULL || q.out == NULL) {
+    status = nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "bench: no host memory");
+    goto out;
+  }
+  for (int s = 0; s < sets.count && status == NVFP4_STATUS_SUCCESS; s++) {
+    q.in[s] = (nvfp4_dense){(const void *)(uintptr_t)(sets.memory[s] + in_offset), m, k, 1, k, m * k, dtype};
+    q.out[s] = at_base(out0, sets.memory[s]);
+    size_t offset = (size_t)((uint64_t)s * 64 % (POOL_SLACK / sizeof(uint32_t))) * sizeof(uint16_t);
+    CUresult r = nvfp4i_cuda()->cuMemcpyHtoD((CUdeviceptr)(uintptr_t)q.in[s].data, p.activations + offset, in_bytes);
+    if (r != CUDA_SUCCESS) status = nvfp4i_cuda_fail(r, "cuMemcpyHtoD");
+  }
+  if (status == NVFP4_STATUS_SUCCESS) status = time_sets(launch_quantize, &q, sets.count, method->runs, t);
+out:
+  free(q.in);
+  free(q.out);
+  pools_destroy(&p);
+  sets_destroy(&sets);
+  return status;
+}
+
 /* ---- the probes */
 
 /* The probes' parameter blocks (read_probe_layout.h, wgmma_peak_layout.h), each passed as one .param array. */

@@ -50,6 +50,12 @@ nvfp4_status nvfp4i_bench_grouped_gemm_w4a16(nvfp4_handle *h, int groups, const 
 nvfp4_status nvfp4i_bench_dequantize(nvfp4_handle *h, int64_t m, int64_t k, nvfp4_dtype dtype,
                                      const nvfp4i_bench_method *method, nvfp4i_timing *t, double *bytes);
 
+/* nvfp4_quantize (global scale 1) of an m x k dense input of `dtype` (random activations, see
+ * nvfp4i_random_activation; f32: pairs of bf16 ones read as one f32) into a LINEAR operand. *bytes is one
+ * call's traffic floor: the input read once, the data and scales written once. */
+nvfp4_status nvfp4i_bench_quantize(nvfp4_handle *h, int64_t m, int64_t k, nvfp4_dtype dtype,
+                                   const nvfp4i_bench_method *method, nvfp4i_timing *t, double *bytes);
+
 /* The measuring kernels (ptx/sm90a/read_probe.ptx, wgmma_peak.ptx), loaded from an image of their own into
  * a handle's context: libnvfp4's image never holds them. */
 #define NVFP4I_READ_PROBE_ENTRY NVFP4I_STRINGIFY(READ_PROBE_ENTRY)

@@ -15,10 +15,12 @@ static const char usage_main[] =
     "  verify gemv [options]          one GEMV on random full-range data against the float64 reference\n"
     "  verify grouped-gemm [options]  the same for one grouped GEMM call (--act f16|bf16: W4A16)\n"
     "  verify dequantize [options]    one dequantize against the exact reference, bit for bit\n"
+    "  verify quantize [options]      one quantize against the recipe's CPU implementation, bit for bit\n"
     "  bench [options]                every GPU MODE benchmark shape of both operations (the main job)\n"
     "  bench gemv [options]           time GEMV against the ceilings measured in the same run\n"
     "  bench grouped-gemm [options]   the same for grouped GEMM\n"
     "  bench dequantize [options]     the same for dequantize (16384 x 16384 to f16 and bf16)\n"
+    "  bench quantize [options]       the same for quantize (16384 x 16384 from bf16)\n"
     "  --version                      the command's and the library's version\n"
     "Each command takes --help. Exit status: 0 done, 1 failed (or no GPU), 2 a usage error.\n";
 
@@ -28,10 +30,10 @@ static const char usage_info[] =
     "  registers, spills, static shared memory and resident CTAs per SM.\n";
 
 static const char usage_verify[] =
-    "usage: nvfp4 verify gemv|grouped-gemm|dequantize [options]\n"
+    "usage: nvfp4 verify gemv|grouped-gemm|dequantize|quantize [options]\n"
     "  One call on random full-range data (every e2m1 code, scales 2^-6..2^4, garbage in padding) against\n"
-    "  the float64 reference under the accuracy bar of docs/ACCURACY.md (dequantize: bit for bit). See\n"
-    "  nvfp4 verify gemv --help, nvfp4 verify grouped-gemm --help and nvfp4 verify dequantize --help.\n";
+    "  the float64 reference under the accuracy bar of docs/ACCURACY.md (dequantize and quantize: bit for\n"
+    "  bit). See nvfp4 verify <operation> --help.\n";
 
 static const char usage_verify_gemv[] =
     "usage: nvfp4 verify gemv [--m M] [--k K] [--l L] [--layout linear|blocked] [--dtype f16|bf16|f32]\n"
@@ -60,6 +62,16 @@ static const char usage_verify_dequantize[] =
     "  exact reference bit for bit (any NaN matching any NaN) and no byte around them may change. Prints the\n"
     "  first difference and PASS, or FAIL with exit status 1. The same seed gives the same data.\n"
     "  Defaults: --m 4096 --k 7168 --l 1 --layout linear --dtype f16 --seed 1\n";
+
+static const char usage_verify_quantize[] =
+    "usage: nvfp4 verify quantize [--m M] [--k K] [--l L] [--layout linear|blocked] [--dtype f16|bf16|f32]\n"
+    "                             [--scale G] [--seed S]\n"
+    "  NVFP4 of L batches of an M x K dense input of --dtype (K a multiple of 32) times the global scale G:\n"
+    "  random blocks, a third adversarial (rounding boundaries, zeros, NaN and infinities, tiny scales), in\n"
+    "  padded rows; output data and scales poisoned. Every byte of both buffers must match the recipe's CPU\n"
+    "  implementation (SPEC section 2) and no other byte may change. Prints the first difference and PASS, or\n"
+    "  FAIL with exit status 1. The same seed gives the same data.\n"
+    "  Defaults: --m 4096 --k 7168 --l 1 --layout linear --dtype bf16 --scale 1 --seed 1\n";
 
 static int print_info(void) {
   nvfp4_handle *h;
@@ -97,7 +109,7 @@ static int cmd_info(int argc, char **argv) {
   return status == CLI_GO_ON ? print_info() : status;
 }
 
-enum { OPT_M = 256, OPT_N, OPT_K, OPT_L, OPT_LAYOUT, OPT_DTYPE, OPT_ALPHA, OPT_SEED, OPT_ACT };
+enum { OPT_M = 256, OPT_N, OPT_K, OPT_L, OPT_LAYOUT, OPT_DTYPE, OPT_ALPHA, OPT_SEED, OPT_ACT, OPT_SCALE };
 
 #define SHAPE_MAX INT32_MAX /* the library's limit on rows and K */
 
@@ -251,15 +263,58 @@ static int cmd_verify_dequantize(int argc, char **argv) {
   return exit_status;
 }
 
+static int take_verify_quantize(int code, const char *value, void *ctx) {
+  nvfp4i_quantize_case *c = ctx;
+  switch (code) {
+    case OPT_M: return cli_int(value, "--m", 1, SHAPE_MAX, &c->rows);
+    case OPT_K: return cli_int(value, "--k", 1, SHAPE_MAX, &c->k);
+    case OPT_L: return cli_int(value, "--l", 1, SHAPE_MAX, &c->batch);
+    case OPT_LAYOUT: return cli_layout(value, &c->layout);
+    case OPT_DTYPE: return cli_dtype(value, &c->dtype);
+    case OPT_SCALE: return cli_float(value, "--scale", &c->global_scale);
+    case OPT_SEED: return cli_u64(value, "--seed", &c->seed);
+  }
+  return 0;
+}
+
+static int cmd_verify_quantize(int argc, char **argv) {
+  static const struct option options[] = {
+      {"m", required_argument, NULL, OPT_M},         {"k", required_argument, NULL, OPT_K},
+      {"l", required_argument, NULL, OPT_L},         {"layout", required_argument, NULL, OPT_LAYOUT},
+      {"dtype", required_argument, NULL, OPT_DTYPE}, {"scale", required_argument, NULL, OPT_SCALE},
+      {"seed", required_argument, NULL, OPT_SEED},   CLI_HELP_OPTION,
+      {0}};
+  /* padded input and output rows, so that a read or write past a row shows */
+  nvfp4i_quantize_case c = {.rows = 4096, .k = 7168, .batch = 1, .layout = NVFP4_SF_LINEAR,
+                            .dtype = NVFP4_DTYPE_BF16, .global_scale = 1.0f, .seed = 1, .in_pad = 8,
+                            .in_batch_pad = 8, .pad = 16};
+  int status = cli_parse(argc, argv, "nvfp4 verify quantize", usage_verify_quantize, options,
+                         take_verify_quantize, &c);
+  if (status != CLI_GO_ON) return status;
+  nvfp4_handle *h;
+  if (!cli_open_handle(&h)) return 1;
+  nvfp4i_verdict v;
+  int pass = nvfp4i_verify_quantize(h, &c, &v);
+  char what[160];
+  snprintf(what, sizeof what, "quantize m=%lld k=%lld l=%lld layout=%s dtype=%s scale=%g seed=%llu",
+           (long long)c.rows, (long long)c.k, (long long)c.batch, cli_layout_name(c.layout), cli_dtype_name(c.dtype),
+           (double)c.global_scale, (unsigned long long)c.seed);
+  int exit_status = report(what, pass, &v); /* before nvfp4_destroy, which clears nvfp4_last_error() */
+  nvfp4_destroy(h);
+  return exit_status;
+}
+
 static int cmd_verify(int argc, char **argv) {
   if (argc >= 2 && !strcmp(argv[1], "gemv")) return cmd_verify_gemv(argc - 1, argv + 1);
   if (argc >= 2 && !strcmp(argv[1], "grouped-gemm")) return cmd_verify_grouped(argc - 1, argv + 1);
   if (argc >= 2 && !strcmp(argv[1], "dequantize")) return cmd_verify_dequantize(argc - 1, argv + 1);
+  if (argc >= 2 && !strcmp(argv[1], "quantize")) return cmd_verify_quantize(argc - 1, argv + 1);
   if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
     printf("%s", usage_verify);
     return 0;
   }
-  fprintf(stderr, "nvfp4 verify: name an operation: gemv, grouped-gemm or dequantize\nTry 'nvfp4 verify --help'.\n");
+  fprintf(stderr, "nvfp4 verify: name an operation: gemv, grouped-gemm, dequantize or quantize\n"
+                  "Try 'nvfp4 verify --help'.\n");
   return 2;
 }
 

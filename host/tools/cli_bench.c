@@ -12,6 +12,7 @@ static const char usage_bench[] =
     "       nvfp4 bench gemv [options]          see nvfp4 bench gemv --help\n"
     "       nvfp4 bench grouped-gemm [options]  see nvfp4 bench grouped-gemm --help\n"
     "       nvfp4 bench dequantize [options]    see nvfp4 bench dequantize --help\n"
+    "       nvfp4 bench quantize [options]      see nvfp4 bench quantize --help\n"
     "  Without an operation: the GPU MODE benchmark shapes of both (--gpumode, the default; the grouped GEMM's\n"
     "  also with f16 activations, W4A16), every option applying to both. Timing (docs/TIMING.md): N distinct\n"
     "  input sets; one repetition synchronises, writes 256 MB to flush L2, and times one call per set back to\n"
@@ -60,8 +61,17 @@ static const char usage_bench_dequantize[] =
     "  --dtype: the output type (default f16 for a shape of your own); the CSV's shape column names it\n"
     "  --iters N, --sets N, --csv FILE: as in nvfp4 bench --help\n";
 
+static const char usage_bench_quantize[] =
+    "usage: nvfp4 bench quantize [--m M --k K] [--dtype f16|bf16|f32] [--iters N] [--sets N] [--csv FILE]\n"
+    "  Times nvfp4_quantize (an M x K dense input of random values of --dtype, global scale 1, into LINEAR\n"
+    "  scales, rows packed) and prints the time per call (median, min, max) and alone, and the bytes moved per\n"
+    "  second (the input read once, the data and scales written once) and their share of the device copy\n"
+    "  bandwidth measured in the same run.\n"
+    "  Defaults: 16384 x 16384 bf16 (qnt-bf16); a shape of your own takes both --m and --k\n"
+    "  --iters N, --sets N, --csv FILE: as in nvfp4 bench --help\n";
+
 enum { OPT_M = 256, OPT_N, OPT_K, OPT_L, OPT_ITERS, OPT_SETS, OPT_CSV, OPT_GPUMODE, OPT_SWEEP, OPT_ACT, OPT_DTYPE };
-enum { BENCH_GEMV = 1, BENCH_GROUPED = 2, BENCH_DEQUANTIZE = 4, MAX_GROUPS = 1024 };
+enum { BENCH_GEMV = 1, BENCH_GROUPED = 2, BENCH_DEQUANTIZE = 4, BENCH_QUANTIZE = 8, MAX_GROUPS = 1024 };
 
 #define SHAPE_MAX INT32_MAX
 
@@ -75,7 +85,7 @@ typedef struct bench_args {
   const char *csv;
   cli_act act; /* the grouped GEMM's activations */
   int act_given;
-  nvfp4_dtype dtype; /* dequantize's output */
+  nvfp4_dtype dtype; /* dequantize's output, quantize's input */
   int dtype_given;
 } bench_args;
 
@@ -121,6 +131,11 @@ static int parse_bench(int argc, char **argv, bench_args *a) {
                                                      {"k", required_argument, NULL, OPT_K},
                                                      {"dtype", required_argument, NULL, OPT_DTYPE},
                                                      {0}};
+  static const struct option quantize_options[] = {COMMON_OPTIONS,
+                                                   {"m", required_argument, NULL, OPT_M},
+                                                   {"k", required_argument, NULL, OPT_K},
+                                                   {"dtype", required_argument, NULL, OPT_DTYPE},
+                                                   {0}};
   const char *command = "nvfp4 bench", *usage = usage_bench;
   const struct option *options = both_options;
   a->ops = BENCH_GEMV | BENCH_GROUPED;
@@ -133,6 +148,9 @@ static int parse_bench(int argc, char **argv, bench_args *a) {
   } else if (argc >= 2 && !strcmp(argv[1], "dequantize")) {
     a->ops = BENCH_DEQUANTIZE;
     command = "nvfp4 bench dequantize", usage = usage_bench_dequantize, options = dequantize_options;
+  } else if (argc >= 2 && !strcmp(argv[1], "quantize")) {
+    a->ops = BENCH_QUANTIZE;
+    command = "nvfp4 bench quantize", usage = usage_bench_quantize, options = quantize_options;
   }
   if (a->ops != (BENCH_GEMV | BENCH_GROUPED)) argc--, argv++;
   int status = cli_parse(argc, argv, command, usage, options, take_bench, a);
@@ -146,6 +164,8 @@ static int parse_bench(int argc, char **argv, bench_args *a) {
                              ? "a grouped GEMM shape needs --m, --n and --k"
                          : a->ops == BENCH_DEQUANTIZE && custom && (a->m_count != 1 || !a->k)
                              ? "a dequantize shape needs one --m and a --k"
+                         : a->ops == BENCH_QUANTIZE && custom && (a->m_count != 1 || !a->m[0] || !a->k)
+                             ? "a quantize shape needs one --m (>= 1) and a --k"
                              : NULL;
   if (conflict != NULL) {
     fprintf(stderr, "%s: %s\nTry '%s --help'.\n", command, conflict, command);
@@ -156,7 +176,7 @@ static int parse_bench(int argc, char **argv, bench_args *a) {
 
 /* One measured row, in the CSV schema both operations share (NAN: not measured for this operation). */
 typedef struct bench_row {
-  const char *op, *act, *name; /* act: the activations, nvfp4, f16 or bf16 */
+  const char *op, *act, *name; /* act: the activations (quantize: the input), nvfp4, f16, bf16 or f32 */
   int groups;
   char m_text[256];
   int64_t n, k, l;
@@ -334,6 +354,33 @@ static int bench_dequantize_shapes(const bench_run *run, const bench_args *a) {
   return rc;
 }
 
+/* Times the quantize shape the arguments name: 16384 x 16384, or --m x --k; from --dtype, bf16 by default.
+ * 0 when it was measured. */
+static int bench_quantize_shape(const bench_run *run, const bench_args *a) {
+  int64_t m = a->m_count ? a->m[0] : 16384, k = a->m_count ? a->k : 16384;
+  nvfp4_dtype dtype = a->dtype_given ? a->dtype : NVFP4_DTYPE_BF16;
+  char name[32]; /* qnt-<dtype> or custom-<dtype> */
+  snprintf(name, sizeof name, "%s-%s", a->m_count ? "custom" : "qnt", cli_dtype_name(dtype));
+  printf("\nQuantize. bytes: the input read once, the data and scales written once\n");
+  printf("%-10s %6s %6s %-5s %4s %9s %9s %9s %9s %7s %7s\n", "shape", "M", "K", "dtype", "sets", "median_us",
+         "single_us", "min_us", "max_us", "TB/s", "%copy");
+  bench_row r = {.op = "quantize", .act = cli_dtype_name(dtype), .name = name, .groups = 1, .k = k, .l = 1,
+                 .flops = 0.0, .read_us = NAN};
+  snprintf(r.m_text, sizeof r.m_text, "%lld", (long long)m);
+  nvfp4_status st = nvfp4i_bench_quantize(run->h, m, k, dtype, &run->method, &r.t, &r.bytes);
+  if (st != NVFP4_STATUS_SUCCESS) {
+    fprintf(stderr, "nvfp4: quantize %lldx%lld from %s: %s: %s\n", (long long)m, (long long)k, cli_dtype_name(dtype),
+            nvfp4_status_string(st), nvfp4_last_error());
+    return 1;
+  }
+  double tbps = r.bytes / (r.t.median_us * 1e-6) / 1e12;
+  printf("%-10s %6lld %6lld %-5s %4d %9.2f %9.2f %9.2f %9.2f %7.3f %6.1f%%\n", name, (long long)m, (long long)k,
+         cli_dtype_name(dtype), r.t.sets, r.t.median_us, r.t.single_us, r.t.min_us, r.t.max_us, tbps,
+         100.0 * tbps / run->copy_tbps);
+  csv_row(run, &r);
+  return 0;
+}
+
 /* The ceilings every row is divided by, measured once in this run. */
 static int measure_ceilings(bench_run *run, int ops) {
   nvfp4i_timing floor;
@@ -377,6 +424,7 @@ int cli_bench(int argc, char **argv) {
   if (a.ops & BENCH_GEMV) rc |= bench_gemv_shapes(&run, &a);
   if (a.ops & BENCH_GROUPED) rc |= bench_grouped_shapes(&run, &a);
   if (a.ops & BENCH_DEQUANTIZE) rc |= bench_dequantize_shapes(&run, &a);
+  if (a.ops & BENCH_QUANTIZE) rc |= bench_quantize_shape(&run, &a);
 close:
   if (run.csv) fclose(run.csv);
 unload:

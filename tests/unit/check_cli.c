@@ -63,14 +63,16 @@ typedef struct cli_case {
 static const cli_case help_cases[] = {
     {ARGS("--help"), "usage: nvfp4 <command>"},
     {ARGS("info", "--help"), "usage: nvfp4 info"},
-    {ARGS("verify", "--help"), "usage: nvfp4 verify gemv|grouped-gemm|dequantize"},
+    {ARGS("verify", "--help"), "usage: nvfp4 verify gemv|grouped-gemm|dequantize|quantize"},
     {ARGS("verify", "gemv", "--help"), "usage: nvfp4 verify gemv ["},
     {ARGS("verify", "grouped-gemm", "--help"), "usage: nvfp4 verify grouped-gemm ["},
     {ARGS("verify", "dequantize", "--help"), "usage: nvfp4 verify dequantize ["},
+    {ARGS("verify", "quantize", "--help"), "usage: nvfp4 verify quantize ["},
     {ARGS("bench", "--help"), "usage: nvfp4 bench [--gpumode]"},
     {ARGS("bench", "gemv", "--help"), "usage: nvfp4 bench gemv ["},
     {ARGS("bench", "grouped-gemm", "--help"), "usage: nvfp4 bench grouped-gemm ["},
     {ARGS("bench", "dequantize", "--help"), "usage: nvfp4 bench dequantize ["},
+    {ARGS("bench", "quantize", "--help"), "usage: nvfp4 bench quantize ["},
 };
 
 START_TEST(each_command_prints_its_own_help) {
@@ -132,6 +134,18 @@ static const cli_case usage_cases[] = {
     {ARGS("bench", "dequantize", "--dtype", "int4"), "--dtype: 'int4'"},
     {ARGS("bench", "dequantize", "--n", "64"), "unrecognized option '--n'"},
     {ARGS("bench", "gemv", "--dtype", "f32"), "unrecognized option '--dtype'"},
+    {ARGS("verify", "quantize", "--m", "0"), "--m: '0' is not an integer in [1,"},
+    {ARGS("verify", "quantize", "--dtype", "f8"), "--dtype: 'f8'"},
+    {ARGS("verify", "quantize", "--scale", "x"), "--scale: 'x'"},
+    {ARGS("verify", "quantize", "--alpha", "2"), "unrecognized option '--alpha'"},
+    {ARGS("verify", "frobnicate"), "name an operation: gemv, grouped-gemm, dequantize or quantize"},
+    {ARGS("bench", "quantize", "--m", "64"), "a quantize shape needs one --m (>= 1) and a --k"},
+    {ARGS("bench", "quantize", "--k", "256"), "a quantize shape needs one --m (>= 1) and a --k"},
+    {ARGS("bench", "quantize", "--m", "64,2", "--k", "256"), "a quantize shape needs one --m (>= 1) and a --k"},
+    {ARGS("bench", "quantize", "--m", "0", "--k", "256"), "a quantize shape needs one --m (>= 1) and a --k"},
+    {ARGS("bench", "quantize", "--dtype", "int4"), "--dtype: 'int4'"},
+    {ARGS("bench", "quantize", "--n", "64"), "unrecognized option '--n'"},
+    {ARGS("bench", "quantize", "--layout", "blocked"), "unrecognized option '--layout'"},
     {ARGS("frobnicate"), "unknown command 'frobnicate'"},
 };
 
@@ -144,7 +158,7 @@ END_TEST
 
 static const char *const *const kernel_commands[] = {
     ARGS("bench"), ARGS("bench", "--gpumode"), ARGS("info"), ARGS("verify", "gemv"), ARGS("verify", "grouped-gemm"),
-    ARGS("bench", "dequantize"), ARGS("verify", "dequantize"),
+    ARGS("bench", "dequantize"), ARGS("verify", "dequantize"), ARGS("bench", "quantize"), ARGS("verify", "quantize"),
 };
 
 START_TEST(without_a_driver_commands_exit_1_saying_so) {
@@ -216,6 +230,29 @@ START_TEST(bench_dequantize_takes_a_shape_and_an_output_type_on_the_fake_driver)
 }
 END_TEST
 
+START_TEST(bench_quantize_takes_a_shape_and_an_input_type_on_the_fake_driver) {
+  char csv[] = "/tmp/nvfp4-bench-XXXXXX";
+  int fd = mkstemp(csv);
+  ck_assert_int_ge(fd, 0);
+  run r;
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "quantize", "--m", "300", "--k", "544", "--dtype",
+                                                     "f32", "--iters", "2", "--sets", "2", "--csv", csv), &r);
+  assert_run(&r, 0, "custom-f32    300    544 f32", "bench quantize");
+  char text[4096];
+  ssize_t n = pread(fd, text, sizeof text - 1, 0);
+  text[n > 0 ? n : 0] = '\0';
+  close(fd);
+  unlink(csv);
+  /* 300 x 544 elements: 652800 bytes of f32 input, 81600 data bytes, 10200 of scales */
+  ck_assert_msg(strstr(text, "\nquantize,f32,custom-f32,1,\"300\",0,544,1,") != NULL &&
+                    strstr(text, ",744600,0,") != NULL,
+                "no quantize row of 744600 bytes in the CSV:\n%s", text);
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "quantize", "--m", "64", "--k", "256", "--iters", "1",
+                                                     "--sets", "1"), &r);
+  assert_run(&r, 0, "custom-bf16", "bench quantize, bf16 by default");
+}
+END_TEST
+
 START_TEST(bench_gpumode_takes_one_kind_of_activations_on_the_fake_driver) {
   run r;
   run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA),
@@ -245,6 +282,10 @@ START_TEST(verify_fails_an_output_nothing_wrote) {
   assert_run(&r, 1, "dequantize m=70 k=96 l=2 layout=blocked dtype=bf16 seed=1: 13440 outputs checked, 13440 "
                     "outside the bar, 0 stray writes", "verify dequantize");
   assert_run(&r, 1, "FAIL", "verify dequantize");
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("verify", "quantize", "--m", "70", "--k", "96", "--l", "2",
+                                                     "--layout", "blocked", "--dtype", "f16", "--scale", "0.5"), &r);
+  assert_run(&r, 1, "quantize m=70 k=96 l=2 layout=blocked dtype=f16 scale=0.5 seed=1:", "verify quantize");
+  assert_run(&r, 1, "FAIL", "verify quantize");
 }
 END_TEST
 
@@ -291,6 +332,7 @@ Suite *cli_suite(void) {
   tcase_add_test(fake, bench_takes_shapes_of_ones_own_on_the_fake_driver);
   tcase_add_test(fake, bench_gpumode_takes_one_kind_of_activations_on_the_fake_driver);
   tcase_add_test(fake, bench_dequantize_takes_a_shape_and_an_output_type_on_the_fake_driver);
+  tcase_add_test(fake, bench_quantize_takes_a_shape_and_an_input_type_on_the_fake_driver);
   tcase_add_test(fake, verify_fails_an_output_nothing_wrote);
   tcase_add_test(fake, dense_activations_run_the_w4a16_entry_of_their_type);
   tcase_add_test(fake, info_lists_the_kernels_on_the_fake_driver);
