@@ -113,18 +113,9 @@ START_TEST(dequantize_rejects_bad_arguments) {
   deq_args d = valid_args();
   c->edit(&d);
   nvfp4_status s = call(&d);
-  ck_assert_msg(s == c->expected, "%s: status %d (%s), expected %d", c->what, s, nvfp4_last_error(), c->expected);
-  ck_assert_msg(strstr(nvfp4_last_error(), c->message) != NULL, "%s: message '%s' lacks '%s'", c->what,
-                nvfp4_last_error(), c->message);
-  ck_assert_msg(fake_launches() == 0, "%s: %ld kernels launched", c->what, fake_launches());
+  assert_rejected(c->what, s, c->expected, c->message);
 }
 END_TEST
-
-static uint64_t param_u64(const unsigned char *block, int offset) {
-  uint64_t v;
-  memcpy(&v, block + offset, sizeof v);
-  return v;
-}
 
 /* The last launch: the dequantize entry, DEQ_THREADS threads, `ctas` CTAs and the staging area of `esize`. */
 static const unsigned char *dequantize_launch(uint32_t ctas, int esize) {
@@ -231,10 +222,7 @@ START_TEST(an_image_without_dequantize_refuses_it) {
   setenv("FAKE_CUDA_MISSING", DEQ_ENTRY_NAME, 1);
   create_fake_handle();
   deq_args d = valid_args();
-  ck_assert_int_eq(call(&d), NVFP4_STATUS_NOT_SUPPORTED);
-  ck_assert_msg(strstr(nvfp4_last_error(), "has no entry " DEQ_ENTRY_NAME) != NULL, "message: %s",
-                nvfp4_last_error());
-  ck_assert_int_eq(fake_launches(), 0);
+  assert_refused_for_missing_entry(DEQ_ENTRY_NAME, call(&d));
   nvfp4_tensor a = {data, scales, 64, 256, 1, 128, 0, 16, 0, NVFP4_SF_LINEAR};
   nvfp4_tensor x = {data, scales, 1, 256, 1, 128, 0, 16, 0, NVFP4_SF_LINEAR};
   nvfp4_output y = {outputs, 1, 64, F16};

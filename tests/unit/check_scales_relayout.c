@@ -114,18 +114,9 @@ START_TEST(relayout_rejects_bad_arguments) {
   rly_args a = valid_args();
   c->edit(&a);
   nvfp4_status s = call(&a);
-  ck_assert_msg(s == c->expected, "%s: status %d (%s), expected %d", c->what, s, nvfp4_last_error(), c->expected);
-  ck_assert_msg(strstr(nvfp4_last_error(), c->message) != NULL, "%s: message '%s' lacks '%s'", c->what,
-                nvfp4_last_error(), c->message);
-  ck_assert_msg(fake_launches() == 0, "%s: %ld kernels launched", c->what, fake_launches());
+  assert_rejected(c->what, s, c->expected, c->message);
 }
 END_TEST
-
-static uint64_t param_u64(const unsigned char *block, int offset) {
-  uint64_t v;
-  memcpy(&v, block + offset, sizeof v);
-  return v;
-}
 
 /* The last launch: the relayout entry, RLY_THREADS threads, `ctas` CTAs, no shared memory. */
 static const unsigned char *relayout_launch(uint32_t ctas) {
@@ -263,10 +254,7 @@ START_TEST(an_image_without_relayout_refuses_it) {
   setenv("FAKE_CUDA_MISSING", RLY_ENTRY_NAME, 1);
   create_fake_handle();
   rly_args a = valid_args();
-  ck_assert_int_eq(call(&a), NVFP4_STATUS_NOT_SUPPORTED);
-  ck_assert_msg(strstr(nvfp4_last_error(), "has no entry " RLY_ENTRY_NAME) != NULL, "message: %s",
-                nvfp4_last_error());
-  ck_assert_int_eq(fake_launches(), 0);
+  assert_refused_for_missing_entry(RLY_ENTRY_NAME, call(&a));
   destroy_fake_handle();
 }
 END_TEST

@@ -139,10 +139,7 @@ START_TEST(w4a16_rejects_bad_arguments) {
   w4a16_args w = valid_args();
   c->edit(&w);
   nvfp4_status s = call(&w);
-  ck_assert_msg(s == c->expected, "%s: status %d (%s), expected %d", c->what, s, nvfp4_last_error(), c->expected);
-  ck_assert_msg(strstr(nvfp4_last_error(), c->message) != NULL, "%s: message '%s' lacks '%s'", c->what,
-                nvfp4_last_error(), c->message);
-  ck_assert_msg(fake_launches() == 0, "%s: %ld kernels launched", c->what, fake_launches());
+  assert_rejected(c->what, s, c->expected, c->message);
 }
 END_TEST
 

@@ -1,6 +1,7 @@
 #include "fake_driver.h"
 
 #include <dlfcn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,8 +50,27 @@ uint32_t desc_u32(const unsigned char *block, int group, int field) {
   return param_u32(block, GG_P_DESCS + group * GG_DESC_BYTES + field);
 }
 
-uint64_t desc_u64(const unsigned char *block, int group, int field) {
+uint64_t param_u64(const unsigned char *block, int offset) {
   uint64_t v;
-  memcpy(&v, block + GG_P_DESCS + group * GG_DESC_BYTES + field, sizeof v);
+  memcpy(&v, block + offset, sizeof v);
   return v;
+}
+
+uint64_t desc_u64(const unsigned char *block, int group, int field) {
+  return param_u64(block, GG_P_DESCS + group * GG_DESC_BYTES + field);
+}
+
+void assert_rejected(const char *what, nvfp4_status status, nvfp4_status expected, const char *message) {
+  ck_assert_msg(status == expected, "%s: status %d (%s), expected %d", what, status, nvfp4_last_error(), expected);
+  ck_assert_msg(strstr(nvfp4_last_error(), message) != NULL, "%s: message '%s' lacks '%s'", what,
+                nvfp4_last_error(), message);
+  ck_assert_msg(fake_launches() == 0, "%s: %ld kernels launched", what, fake_launches());
+}
+
+void assert_refused_for_missing_entry(const char *entry, nvfp4_status status) {
+  char expected[160];
+  snprintf(expected, sizeof expected, "has no entry %s", entry);
+  ck_assert_int_eq(status, NVFP4_STATUS_NOT_SUPPORTED);
+  ck_assert_msg(strstr(nvfp4_last_error(), expected) != NULL, "message: %s", nvfp4_last_error());
+  ck_assert_int_eq(fake_launches(), 0);
 }

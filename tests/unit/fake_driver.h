@@ -25,10 +25,18 @@ const unsigned char *fake_launch(long i, const char **entry, CUlaunchConfig *con
 /* The same for the last launch. */
 const unsigned char *fake_last_launch(CUlaunchConfig *config);
 
-/* A grouped GEMM parameter block as its kernel reads it (grouped_gemm_layout.h's offsets): a 32-bit word of
- * the block, and a field of group g's descriptor. */
+/* A parameter block as its kernel reads it: a 32- or 64-bit word at a byte offset; for a grouped GEMM block
+ * (grouped_gemm_layout.h's offsets), a field of group g's descriptor. */
 uint32_t param_u32(const unsigned char *block, int offset);
+uint64_t param_u64(const unsigned char *block, int offset);
 uint32_t desc_u32(const unsigned char *block, int group, int field);
 uint64_t desc_u64(const unsigned char *block, int group, int field);
+
+/* A call the API must refuse: its status is `expected`, nvfp4_last_error() holds `message` (which names the
+ * field), and nothing was launched. */
+void assert_rejected(const char *what, nvfp4_status status, nvfp4_status expected, const char *message);
+
+/* A call on an image without `entry`: NOT_SUPPORTED, a message naming the entry, nothing launched. */
+void assert_refused_for_missing_entry(const char *entry, nvfp4_status status);
 
 #endif
