@@ -44,30 +44,42 @@ static float kernel_scale_value(uint32_t sc) {
   return sc < 8 ? sub : normal;                                    /* setp.lt.u32, selp.b32 */
 }
 
-/* CODE's e2m1 of v: the boundaries |v| passes, as bit patterns, and the sign. */
-static uint32_t kernel_e2m1(float v) {
-  static const uint32_t above[7] = {0x3E800000u, 0x3F3FFFFFu, 0x3FA00000u, 0x3FDFFFFFu,
-                                    0x40200000u, 0x405FFFFFu, 0x40A00000u};
-  uint32_t av = bits_of(v) & 0x7FFFFFFFu, m = 0;
-  for (int i = 0; i < 7; i++) m -= av > above[i] ? 0xFFFFFFFFu : 0u; /* set.gt.u32.u32, sub.u32 */
-  return ((bits_of(v) >> 28) & 8u) | m;
+/* A bf16 pattern's value (the top half of an f32 pattern). */
+static float bf16_value(uint32_t b) { return float_of(b << 16); }
+
+/* mul.rn.bf16x2 of the thresholds, one half: m * s, which must be exact (the PTX relies on it). */
+static uint32_t kernel_threshold(uint32_t sbf, float m) {
+  uint32_t product = bits_of(bf16_value(sbf) * m);
+  if (product & 0xFFFFu) ck_abort_msg("threshold %g * %a is not exact in bf16", (double)m, (double)bf16_value(sbf));
+  return product >> 16;
+}
+
+/* CODE_PAIR on one half: the e2m1 code of t = (sign, |t|'s bit pattern a) over the scale s, by the three
+ * comparisons of |t|'s bf16 keys against the thresholds m * s (set.ge / set.gt on bf16: float comparisons). */
+static uint32_t kernel_e2m1(uint32_t sign, uint32_t a, float s) {
+  uint32_t sbf = bits_of(s) >> 16;                                  /* prmt 0x3232 */
+  uint32_t kz = a >> 16, ku = (a + 0xFFFFu) >> 16;                   /* prmt 0x7632; add.u32, prmt 0x7632 */
+  int h = bf16_value(kz) >= bf16_value(kernel_threshold(sbf, 1.75f));
+  uint32_t thr = kernel_threshold(sbf, h ? 3.5f : 0.75f);
+  int m2 = bf16_value(kz) >= bf16_value(thr);
+  thr = kernel_threshold(sbf, h ? (m2 ? 5.0f : 2.5f) : (m2 ? 1.25f : 0.25f));
+  int m3 = bf16_value(ku) > bf16_value(thr);
+  return (sign ? 8u : 0u) | (uint32_t)h << 2 | (uint32_t)m2 << 1 | (uint32_t)m3;
 }
 
 /* QUANTIZE on one block: its scale byte and codes (the two lanes' halves joined). */
 static uint8_t kernel_block(const float *x, float g, uint8_t *codes) {
-  float t[16];
-  uint32_t amax = 0;
+  uint32_t a[16], amax = 0;
   for (int k = 0; k < 16; k++) {
-    t[k] = x[k] * g;
-    uint32_t a = bits_of(t[k]) & 0x7FFFFFFFu;
-    amax = a > amax ? a : amax;
+    a[k] = bits_of(fabsf(x[k]) * g);                                /* abs.f32, mul.rn.f32 */
+    amax = a[k] > amax ? a[k] : amax;
   }
   int nonfinite = amax >= 0x7F800000u;
   uint32_t sc = kernel_e4m3(bits_of(float_of(amax) / 6.0f));
   if (nonfinite) sc = 0x7F;
   float s = kernel_scale_value(sc);
   int zero = sc == 0 || nonfinite;
-  for (int k = 0; k < 16; k++) codes[k] = zero ? 0 : (uint8_t)kernel_e2m1(t[k] / s);
+  for (int k = 0; k < 16; k++) codes[k] = zero ? 0 : (uint8_t)kernel_e2m1(bits_of(x[k]) >> 31, a[k], s);
   return (uint8_t)sc;
 }
 
@@ -106,23 +118,37 @@ START_TEST(scale_values_match_format_c_for_every_code) {
 }
 END_TEST
 
+/* The recipe's code of t over the scale of code sc: e2m1(fl(t / s)), a true division. */
+static uint32_t recipe_e2m1(float t, uint32_t sc) { return nvfp4i_e2m1_from_float(t / (float)nvfp4i_e4m3_value(sc)); }
+
+static uint32_t scale_code;
+
 static void check_e2m1(uint32_t u) {
-  for (int negative = 0; negative < 2; negative++) {
-    float v = float_of(u | (negative ? 0x80000000u : 0u));
-    uint32_t got = kernel_e2m1(v), want = nvfp4i_e2m1_from_float(v);
-    if (got != want) ck_abort_msg("v = %a: kernel %u, format.c %u", (double)v, got, want);
+  float s = kernel_scale_value(scale_code);
+  for (uint32_t sign = 0; sign < 2; sign++) {
+    float t = float_of(u | sign << 31);
+    uint32_t got = kernel_e2m1(sign, u, s), want = recipe_e2m1(t, scale_code);
+    if (got != want)
+      ck_abort_msg("t = %a, s = %a: kernel %u, e2m1(fl(t / s)) %u", (double)t, (double)s, got, want);
   }
 }
 
-/* A window around every e2m1 value and every midpoint (both signs: -0 and negative values that round to 0
- * give code 8), past 6 up to infinity, and a stride through all finite floats. */
-START_TEST(e2m1_rounding_matches_format_c_for_every_class) {
-  static const float points[] = {0.0f, 0.25f, 0.5f, 0.75f, 1.0f, 1.25f, 1.5f, 1.75f,
-                                 2.0f, 2.5f,  3.0f, 3.5f,  4.0f, 5.0f,  6.0f, 7.0f};
-  for (size_t i = 0; i < sizeof points / sizeof points[0]; i++) around(bits_of(points[i]), 4096, check_e2m1);
-  for (uint64_t u = 0; u < 0x7F800000u; u += 997) check_e2m1((uint32_t)u);
-  check_e2m1(0x7F7FFFFFu);
-  check_e2m1(0x7F800000u); /* infinity (never reached: a finite block over a non-zero scale) */
+/* The comparisons of t against m * s give e2m1(fl(t / s)) without the division: fl is monotone and m * s is
+ * exact, so t >= m * s gives fl(t / s) >= m; and t != m * s puts t / s more than half an f32 ulp of m away
+ * from m (m * s has at most 7 significant bits, so its f32 neighbours are over 2^-24 * m * s away), so fl
+ * cannot round it onto m. For every non-zero scale: a window around every threshold m * s and every code's
+ * value times s (both signs: -0 and negative values that round to 0 give code 8), 0, and a stride through
+ * all finite floats. */
+START_TEST(e2m1_by_thresholds_is_e2m1_of_the_true_quotient_for_every_scale) {
+  static const float points[] = {0.25f, 0.5f, 0.75f, 1.0f, 1.25f, 1.5f, 1.75f, 2.0f, 2.5f, 3.0f, 3.5f, 4.0f,
+                                 5.0f,  6.0f, 7.0f};
+  for (scale_code = 1; scale_code <= 0x7E; scale_code++) {
+    float s = kernel_scale_value(scale_code);
+    for (size_t i = 0; i < sizeof points / sizeof points[0]; i++) around(bits_of(points[i] * s), 4096, check_e2m1);
+    around(0, 4096, check_e2m1);
+    for (uint64_t u = scale_code; u < 0x7F800000u; u += 9973) check_e2m1((uint32_t)u);
+    check_e2m1(0x7F7FFFFFu);
+  }
 }
 END_TEST
 
@@ -206,7 +232,7 @@ Suite *quantize_arith_suite(void) {
   tcase_set_timeout(rounding, 60);
   tcase_add_test(rounding, e4m3_rounding_matches_format_c_for_every_class);
   tcase_add_test(rounding, scale_values_match_format_c_for_every_code);
-  tcase_add_test(rounding, e2m1_rounding_matches_format_c_for_every_class);
+  tcase_add_test(rounding, e2m1_by_thresholds_is_e2m1_of_the_true_quotient_for_every_scale);
   suite_add_tcase(s, rounding);
   TCase *blocks = tcase_create("the kernel's block arithmetic against the reference");
   tcase_set_timeout(blocks, 60);
