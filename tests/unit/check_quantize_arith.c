@@ -47,24 +47,28 @@ static float kernel_scale_value(uint32_t sc) {
 /* A bf16 pattern's value (the top half of an f32 pattern). */
 static float bf16_value(uint32_t b) { return float_of(b << 16); }
 
-/* mul.rn.bf16x2 of the thresholds, one half: m * s, which must be exact (the PTX relies on it). */
-static uint32_t kernel_threshold(uint32_t sbf, float m) {
-  uint32_t product = bits_of(bf16_value(sbf) * m);
-  if (product & 0xFFFFu) ck_abort_msg("threshold %g * %a is not exact in bf16", (double)m, (double)bf16_value(sbf));
-  return product >> 16;
+/* A bf16x2 mul.rn / fma.rn result, one half: v must be exact in bf16 (the PTX relies on it; the inputs here
+ * are exact in f32, so v is the exact result). */
+static float exact_bf16(float v, const char *what) {
+  if (bits_of(v) & 0xFFFFu) ck_abort_msg("%s = %a is not exact in bf16", what, (double)v);
+  return v;
 }
 
 /* CODE_PAIR on one half: the e2m1 code of t = (sign, |t|'s bit pattern a) over the scale s, by the three
- * comparisons of |t|'s bf16 keys against the thresholds m * s (set.ge / set.gt on bf16: float comparisons). */
+ * comparisons of |t|'s bf16 keys against the thresholds m * s (set.ge / set.gt on bf16: float comparisons),
+ * each picked by an fma of the code bits found before. */
 static uint32_t kernel_e2m1(uint32_t sign, uint32_t a, float s) {
-  uint32_t sbf = bits_of(s) >> 16;                                  /* prmt 0x3232 */
-  uint32_t kz = a >> 16, ku = (a + 0xFFFFu) >> 16;                   /* prmt 0x7632; add.u32, prmt 0x7632 */
-  int h = bf16_value(kz) >= bf16_value(kernel_threshold(sbf, 1.75f));
-  uint32_t thr = kernel_threshold(sbf, h ? 3.5f : 0.75f);
-  int m2 = bf16_value(kz) >= bf16_value(thr);
-  thr = kernel_threshold(sbf, h ? (m2 ? 5.0f : 2.5f) : (m2 ? 1.25f : 0.25f));
-  int m3 = bf16_value(ku) > bf16_value(thr);
-  return (sign ? 8u : 0u) | (uint32_t)h << 2 | (uint32_t)m2 << 1 | (uint32_t)m3;
+  float sbf = bf16_value(bits_of(s) >> 16);                         /* prmt 0x3232 */
+  float thr025 = exact_bf16(sbf * 0.25f, "0.25 s"), thr075 = exact_bf16(sbf * 0.75f, "0.75 s");
+  float thr175 = exact_bf16(sbf * 1.75f, "1.75 s"), step025 = exact_bf16(sbf * 2.25f, "2.25 s");
+  float step075 = exact_bf16(sbf * 2.75f, "2.75 s"), step100 = exact_bf16(sbf * 1.5f, "1.5 s");
+  float kz = bf16_value(a >> 16), ku = bf16_value((a + 0xFFFFu) >> 16); /* prmt 0x7632; add.u32, prmt */
+  float c2 = kz >= thr175 ? 1.0f : 0.0f;
+  float c1 = kz >= exact_bf16(c2 * step075 + thr075, "c2 ? 3.5 s : 0.75 s") ? 1.0f : 0.0f;
+  float base = exact_bf16(c2 * step025 + thr025, "c2 ? 2.5 s : 0.25 s");
+  float step = exact_bf16(c2 * step100 + sbf, "c2 ? 2.5 s : s");
+  float c0 = ku > exact_bf16(c1 * step + base, "the odd-code threshold") ? 1.0f : 0.0f;
+  return (sign ? 8u : 0u) | (uint32_t)(4.0f * c2 + 2.0f * c1 + c0);
 }
 
 /* QUANTIZE on one block: its scale byte and codes (the two lanes' halves joined). */
