@@ -46,8 +46,8 @@ QNT_PARAM_AT(global_scale, QNT_P_GLOBAL_SCALE)
 #undef QNT_PARAM_AT
 _Static_assert(QNT_P_GLOBAL_SCALE + sizeof(float) == QNT_PARAM_BYTES, "QNT_PARAM_BYTES ends the block");
 _Static_assert(QNT_WARPS * 32 == QNT_THREADS, "QNT_WARPS");
-_Static_assert(QNT_STRIP_GROUPS * QNT_GROUP_ELEMS == QNT_STRIP_ELEMS && QNT_STRIP_ELEMS == 1024,
-               "a strip is 4 groups of 8 elements per lane");
+_Static_assert(QNT_STRIP_ELEMS == 1024 && QNT_STRIP_BLOCKS == 64,
+               "a strip is 2 blocks of 16 elements per lane (the kernel's section offsets assume it)");
 _Static_assert(QNT_DTYPE_F16 == NVFP4_DTYPE_F16 && QNT_DTYPE_BF16 == NVFP4_DTYPE_BF16 &&
                    QNT_DTYPE_F32 == NVFP4_DTYPE_F32,
                "QNT_DTYPE_* are nvfp4_dtype's values");

@@ -11,13 +11,13 @@
 #define QNT_THREADS 256
 #define QNT_WARPS 8
 
-/* The work: a group is 8 consecutive elements of a row (half a 16-element block), one lane's; a strip is
- * QNT_STRIP_GROUPS groups of one row (1024 elements), one warp's: lane l takes groups l, l + 32, l + 64,
- * l + 96, so lanes 2m and 2m+1 hold the two halves of one block. */
+/* The work: a block is the 16 elements of one scale, one lane's; a strip is QNT_STRIP_BLOCKS blocks of one
+ * row (1024 elements), one warp's: lane l takes blocks l and l + 32. A group (QNT_P_GROUPS_PER_ROW's unit)
+ * is 8 elements, half a block. */
 #define QNT_GROUP_ELEMS 8
-#define QNT_GROUPS_PER_LANE 4
-#define QNT_STRIP_GROUPS (32 * QNT_GROUPS_PER_LANE)
-#define QNT_STRIP_ELEMS (QNT_STRIP_GROUPS * QNT_GROUP_ELEMS)
+#define QNT_BLOCKS_PER_LANE 2
+#define QNT_STRIP_BLOCKS (32 * QNT_BLOCKS_PER_LANE)
+#define QNT_STRIP_ELEMS (QNT_STRIP_BLOCKS * 16)
 
 /* Input types (QNT_P_IN_DTYPE): nvfp4_dtype's values. */
 #define QNT_DTYPE_F16 0
