@@ -21,6 +21,7 @@ static const char usage_main[] =
     "  bench grouped-gemm [options]   the same for grouped GEMM\n"
     "  bench dequantize [options]     the same for dequantize (16384 x 16384 to f16 and bf16)\n"
     "  bench quantize [options]       the same for quantize (16384 x 16384 from bf16)\n"
+    "  bench relayout [options]       the same for scale relayout (a 16384 x 16384 tensor's, both ways)\n"
     "  --version                      the command's and the library's version\n"
     "Each command takes --help. Exit status: 0 done, 1 failed (or no GPU), 2 a usage error.\n";
 
@@ -131,7 +132,7 @@ static int take_verify_gemv(int code, const char *value, void *ctx) {
     case OPT_M: return cli_int(value, "--m", 1, SHAPE_MAX, &c->m);
     case OPT_K: return cli_int(value, "--k", 1, SHAPE_MAX, &c->k);
     case OPT_L: return cli_int(value, "--l", 1, SHAPE_MAX, &c->l);
-    case OPT_LAYOUT: return cli_layout(value, &c->a_layout);
+    case OPT_LAYOUT: return cli_layout(value, "--layout", &c->a_layout);
     case OPT_DTYPE: return cli_dtype(value, &c->dtype);
     case OPT_ALPHA: return cli_float(value, "--alpha", &c->alpha);
     case OPT_SEED: return cli_u64(value, "--seed", &c->seed);
@@ -182,7 +183,7 @@ static int take_verify_grouped(int code, const char *value, void *ctx) {
       return (a->c.groups = a->c.m_count = cli_int_list(value, "--m", 0, SHAPE_MAX, a->m, CLI_MAX_GROUPS)) > 0;
     case OPT_N: return cli_int(value, "--n", 1, SHAPE_MAX, &a->n);
     case OPT_K: return cli_int(value, "--k", 1, SHAPE_MAX, &a->k);
-    case OPT_LAYOUT: return cli_layout(value, &a->c.a_layout);
+    case OPT_LAYOUT: return cli_layout(value, "--layout", &a->c.a_layout);
     case OPT_DTYPE: return cli_dtype(value, &a->c.dtype);
     case OPT_ALPHA: return cli_float(value, "--alpha", &a->c.alpha);
     case OPT_SEED: return cli_u64(value, "--seed", &a->c.seed);
@@ -230,7 +231,7 @@ static int take_verify_dequantize(int code, const char *value, void *ctx) {
     case OPT_M: return cli_int(value, "--m", 1, SHAPE_MAX, &c->rows);
     case OPT_K: return cli_int(value, "--k", 1, SHAPE_MAX, &c->k);
     case OPT_L: return cli_int(value, "--l", 1, SHAPE_MAX, &c->batch);
-    case OPT_LAYOUT: return cli_layout(value, &c->layout);
+    case OPT_LAYOUT: return cli_layout(value, "--layout", &c->layout);
     case OPT_DTYPE: return cli_dtype(value, &c->dtype);
     case OPT_SEED: return cli_u64(value, "--seed", &c->seed);
   }
@@ -269,7 +270,7 @@ static int take_verify_quantize(int code, const char *value, void *ctx) {
     case OPT_M: return cli_int(value, "--m", 1, SHAPE_MAX, &c->rows);
     case OPT_K: return cli_int(value, "--k", 1, SHAPE_MAX, &c->k);
     case OPT_L: return cli_int(value, "--l", 1, SHAPE_MAX, &c->batch);
-    case OPT_LAYOUT: return cli_layout(value, &c->layout);
+    case OPT_LAYOUT: return cli_layout(value, "--layout", &c->layout);
     case OPT_DTYPE: return cli_dtype(value, &c->dtype);
     case OPT_SCALE: return cli_float(value, "--scale", &c->global_scale);
     case OPT_SEED: return cli_u64(value, "--seed", &c->seed);
