@@ -32,8 +32,9 @@ int gpu_select_cases(const int *first_small, size_t stride, int count, int *sele
 static void *verify_job(void *arg) {
   gpu_verify_job *job = arg;
   nvfp4i_cuda()->cuCtxSetCurrent(gpu_handle->ctx);
-  job->pass = job->gemv ? nvfp4i_verify_gemv(gpu_handle, job->gemv, &job->v)
-                        : nvfp4i_verify_grouped_gemm(gpu_handle, job->grouped, &job->v);
+  job->pass = job->gemv       ? nvfp4i_verify_gemv(gpu_handle, job->gemv, &job->v)
+              : job->relayout ? nvfp4i_verify_scales_relayout(gpu_handle, job->relayout, &job->v)
+                              : nvfp4i_verify_grouped_gemm(gpu_handle, job->grouped, &job->v);
   return NULL;
 }
 

@@ -26,10 +26,12 @@ uint64_t gpu_seed(uint64_t salt);
  * all, or with NVFP4_GPU_QUICK=1 the small ones. Writes their indices to selected; returns how many. */
 int gpu_select_cases(const int *first_small, size_t stride, int count, int *selected);
 
-/* One check of a GEMV or (gemv NULL) a grouped GEMM case against the reference, for gpu_verify_in_threads. */
+/* One check of a GEMV, a scale relayout or (both NULL) a grouped GEMM case against the reference, for
+ * gpu_verify_in_threads. */
 typedef struct gpu_verify_job {
   const nvfp4i_gemv_case *gemv;
   const nvfp4i_grouped_case *grouped;
+  const nvfp4i_relayout_case *relayout;
   nvfp4i_verdict v;
   int pass;
 } gpu_verify_job;
