@@ -48,6 +48,15 @@ void gpu_verify_in_threads(int count, gpu_verify_job *jobs) {
   ck_assert_msg(started == count, "started %d of %d threads", started, count);
 }
 
+void gpu_assert_bytes(const uint8_t *got, const uint8_t *want, size_t bytes, const char *what) {
+  size_t differ = 0, first = 0;
+  for (size_t i = 0; i < bytes; i++)
+    if (got[i] != want[i] && differ++ == 0) first = i;
+  ck_assert_msg(differ == 0, "%s: %zu of %zu bytes differ, first: byte %zu, got 0x%02X, expected 0x%02X "
+                "(NVFP4_TEST_SEED=%llu)", what, differ, bytes, first, got[first], want[first],
+                (unsigned long long)run_seed);
+}
+
 /* NVFP4_TEST_SEED (a decimal integer), or the time. 0 and a message when the variable is malformed. */
 static int choose_run_seed(void) {
   const char *text = getenv("NVFP4_TEST_SEED");

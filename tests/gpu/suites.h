@@ -48,6 +48,9 @@ void gpu_verify_in_threads(int count, gpu_verify_job *jobs);
   .groups = count, .m = ARRAY ms, .m_count = LENGTH ms, .n = ARRAY ns, .n_count = LENGTH ns, .k = ARRAY ks,     \
   .k_count = LENGTH ks
 
+/* Fails the current test unless got's `bytes` are want's, naming `what`, how many differ and the first. */
+void gpu_assert_bytes(const uint8_t *got, const uint8_t *want, size_t bytes, const char *what);
+
 /* A test case tagged "gpu" with the given timeout in seconds. */
 TCase *gpu_tcase(const char *name, double timeout);
 
