@@ -114,8 +114,9 @@ enum { OPT_M = 256, OPT_N, OPT_K, OPT_L, OPT_LAYOUT, OPT_DTYPE, OPT_ALPHA, OPT_S
 
 #define SHAPE_MAX INT32_MAX /* the library's limit on rows and K */
 
-/* Prints a verdict and PASS or FAIL; returns the exit status. */
-static int report(const char *what, int pass, const nvfp4i_verdict *v) {
+/* Prints a verdict and PASS or FAIL, then destroys the handle the check ran on (only then: nvfp4_destroy
+ * clears nvfp4_last_error()); returns the exit status. */
+static int report_and_destroy(nvfp4_handle *h, const char *what, int pass, const nvfp4i_verdict *v) {
   if (v->status != NVFP4_STATUS_SUCCESS)
     fprintf(stderr, "nvfp4: %s: %s: %s\n", what, nvfp4_status_string(v->status), nvfp4_last_error());
   else
@@ -123,6 +124,7 @@ static int report(const char *what, int pass, const nvfp4i_verdict *v) {
            "  worst: %s\n",
            what, (long long)v->checked, (long long)v->failures, (long long)v->clobbered, v->worst_ratio, v->detail);
   printf("%s\n", pass ? "PASS" : "FAIL");
+  nvfp4_destroy(h);
   return pass ? 0 : 1;
 }
 
@@ -160,9 +162,7 @@ static int cmd_verify_gemv(int argc, char **argv) {
   snprintf(what, sizeof what, "gemv m=%lld k=%lld l=%lld layout=%s dtype=%s alpha=%g seed=%llu", (long long)c.m,
            (long long)c.k, (long long)c.l, cli_layout_name(c.a_layout), cli_dtype_name(c.dtype), c.alpha,
            (unsigned long long)c.seed);
-  int exit_status = report(what, pass, &v); /* before nvfp4_destroy, which clears nvfp4_last_error() */
-  nvfp4_destroy(h);
-  return exit_status;
+  return report_and_destroy(h, what, pass, &v);
 }
 
 enum { CLI_MAX_GROUPS = 1024 };
@@ -220,9 +220,7 @@ static int cmd_verify_grouped(int argc, char **argv) {
            "grouped-gemm groups=%d m=%.64s n=%lld k=%lld act=%s layout=%s dtype=%s alpha=%g seed=%llu", a.c.groups,
            a.m_text, (long long)a.n, (long long)a.k, cli_act_name(a.act), cli_layout_name(a.c.a_layout),
            cli_dtype_name(a.c.dtype), a.c.alpha, (unsigned long long)a.c.seed);
-  int exit_status = report(what, pass, &v); /* before nvfp4_destroy, which clears nvfp4_last_error() */
-  nvfp4_destroy(h);
-  return exit_status;
+  return report_and_destroy(h, what, pass, &v);
 }
 
 static int take_verify_dequantize(int code, const char *value, void *ctx) {
@@ -259,9 +257,7 @@ static int cmd_verify_dequantize(int argc, char **argv) {
   snprintf(what, sizeof what, "dequantize m=%lld k=%lld l=%lld layout=%s dtype=%s seed=%llu", (long long)c.rows,
            (long long)c.k, (long long)c.batch, cli_layout_name(c.layout), cli_dtype_name(c.dtype),
            (unsigned long long)c.seed);
-  int exit_status = report(what, pass, &v); /* before nvfp4_destroy, which clears nvfp4_last_error() */
-  nvfp4_destroy(h);
-  return exit_status;
+  return report_and_destroy(h, what, pass, &v);
 }
 
 static int take_verify_quantize(int code, const char *value, void *ctx) {
@@ -300,9 +296,7 @@ static int cmd_verify_quantize(int argc, char **argv) {
   snprintf(what, sizeof what, "quantize m=%lld k=%lld l=%lld layout=%s dtype=%s scale=%g seed=%llu",
            (long long)c.rows, (long long)c.k, (long long)c.batch, cli_layout_name(c.layout), cli_dtype_name(c.dtype),
            (double)c.global_scale, (unsigned long long)c.seed);
-  int exit_status = report(what, pass, &v); /* before nvfp4_destroy, which clears nvfp4_last_error() */
-  nvfp4_destroy(h);
-  return exit_status;
+  return report_and_destroy(h, what, pass, &v);
 }
 
 static int cmd_verify(int argc, char **argv) {
