@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "format.h"
 #include "launch.h"
 #include "testdata.h"
 #include "validate.h"
@@ -515,6 +516,67 @@ out:
   return status;
 }
 
+/* ---- scale relayout */
+
+typedef struct relayout_arg {
+  nvfp4_handle *h;
+  nvfp4_tensor *from, *to; /* per set */
+} relayout_arg;
+
+static nvfp4_status launch_relayout(void *arg, int set, CUstream stream) {
+  relayout_arg *r = arg;
+  return nvfp4_scales_relayout(r->h, &r->from[set], &r->to[set], stream);
+}
+
+/* The scales alone of a rows x k tensor (one batch, LINEAR sf_ld k/16), placed as place_operand places an
+ * operand; no data (relayout never looks at it). */
+static nvfp4_tensor place_scales(size_t *end, int64_t rows, int64_t k, nvfp4_sf_layout layout) {
+  int64_t sf_ld = layout == NVFP4_SF_LINEAR ? k / 16 : 0, sf_bytes = nvfp4i_sf_batch_bytes(layout, sf_ld, rows, k);
+  size_t scales = place(end, (size_t)sf_bytes);
+  return (nvfp4_tensor){NULL, (const void *)scales, rows, k, 1, 0, 0, sf_ld, sf_bytes, layout};
+}
+
+static nvfp4_tensor scales_at_base(nvfp4_tensor t, CUdeviceptr base) {
+  t.scales = (const uint8_t *)(uintptr_t)base + (uintptr_t)t.scales;
+  return t;
+}
+
+nvfp4_status nvfp4i_bench_scales_relayout(nvfp4_handle *h, int64_t m, int64_t k, nvfp4_sf_layout to_layout,
+                                          const nvfp4i_bench_method *method, nvfp4i_timing *t, double *bytes) {
+  nvfp4_sf_layout from_layout = to_layout == NVFP4_SF_LINEAR ? NVFP4_SF_BLOCKED_128x4 : NVFP4_SF_LINEAR;
+  size_t set_bytes = 0;
+  nvfp4_tensor from0 = place_scales(&set_bytes, m, k, from_layout), to0 = place_scales(&set_bytes, m, k, to_layout);
+  *bytes = (double)m * (double)(k / 16) + (double)to0.sf_batch_stride;
+  input_sets sets;
+  pools p = {0};
+  relayout_arg r = {h, NULL, NULL};
+  nvfp4_status status = sets_create(&sets, h, method, set_bytes);
+  if (status == NVFP4_STATUS_SUCCESS) status = pools_create(&p, (size_t)from0.sf_batch_stride);
+  if (status != NVFP4_STATUS_SUCCESS) goto out;
+  r.from = calloc((size_t)sets.count, sizeof *r.from);
+  r.to = calloc((size_t)sets.count, sizeof *r.to);
+  if (r.from == NULL || r.to == NULL) {
+    status = nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "bench: no host memory");
+    goto out;
+  }
+  for (int s = 0; s < sets.count && status == NVFP4_STATUS_SUCCESS; s++) {
+    r.from[s] = scales_at_base(from0, sets.memory[s]);
+    r.to[s] = scales_at_base(to0, sets.memory[s]);
+    /* BLOCKED sources: whole tiles, padding as random as the scales */
+    size_t offset = (size_t)((uint64_t)s * 64 % POOL_SLACK);
+    CUresult cr = nvfp4i_cuda()->cuMemcpyHtoD((CUdeviceptr)(uintptr_t)r.from[s].scales, p.scales + offset,
+                                              (size_t)from0.sf_batch_stride);
+    if (cr != CUDA_SUCCESS) status = nvfp4i_cuda_fail(cr, "cuMemcpyHtoD");
+  }
+  if (status == NVFP4_STATUS_SUCCESS) status = time_sets(launch_relayout, &r, sets.count, method->runs, t);
+out:
+  free(r.from);
+  free(r.to);
+  pools_destroy(&p);
+  sets_destroy(&sets);
+  return status;
+}
+
 /* ---- the probes */
 
 /* The probes' parameter blocks (read_probe_layout.h, wgmma_peak_layout.h), each passed as one .param array. */
@@ -654,6 +716,12 @@ const nvfp4i_dequantize_workload nvfp4i_dequantize_workloads[] = {
 };
 const int nvfp4i_dequantize_workload_count =
     sizeof nvfp4i_dequantize_workloads / sizeof nvfp4i_dequantize_workloads[0];
+
+const nvfp4i_relayout_workload nvfp4i_relayout_workloads[] = {
+    {"rly-lin2blk", 16384, 16384, NVFP4_SF_BLOCKED_128x4},
+    {"rly-blk2lin", 16384, 16384, NVFP4_SF_LINEAR},
+};
+const int nvfp4i_relayout_workload_count = sizeof nvfp4i_relayout_workloads / sizeof nvfp4i_relayout_workloads[0];
 
 /* tests/unit/check_bench.c draws them again from NVFP4I_MOE_SEED */
 const int64_t nvfp4i_moe_m[NVFP4I_MOE_GROUPS] = {

@@ -56,6 +56,12 @@ nvfp4_status nvfp4i_bench_dequantize(nvfp4_handle *h, int64_t m, int64_t k, nvfp
 nvfp4_status nvfp4i_bench_quantize(nvfp4_handle *h, int64_t m, int64_t k, nvfp4_dtype dtype,
                                    const nvfp4i_bench_method *method, nvfp4i_timing *t, double *bytes);
 
+/* nvfp4_scales_relayout of the scales of an m x k tensor (random e4m3 bytes, one batch, LINEAR sf_ld k/16,
+ * BLOCKED padding random too) into to_layout from the other layout. *bytes is one call's traffic floor: the
+ * m x k/16 scales read once, the destination written once (BLOCKED: whole 128 x 4 tiles, padding included). */
+nvfp4_status nvfp4i_bench_scales_relayout(nvfp4_handle *h, int64_t m, int64_t k, nvfp4_sf_layout to_layout,
+                                          const nvfp4i_bench_method *method, nvfp4i_timing *t, double *bytes);
+
 /* The measuring kernels (ptx/sm90a/read_probe.ptx, wgmma_peak.ptx), loaded from an image of their own into
  * a handle's context: libnvfp4's image never holds them. */
 #define NVFP4I_READ_PROBE_ENTRY NVFP4I_STRINGIFY(READ_PROBE_ENTRY)
@@ -92,8 +98,9 @@ nvfp4_status nvfp4i_bench_read(const nvfp4i_probes *p, double bytes, int runs, i
 /* The dense f16 tensor-core rate, measured: back-to-back wgmma.m64n256k16 on every SM. */
 nvfp4_status nvfp4i_bench_wgmma_peak(const nvfp4i_probes *p, int runs, double *tflops);
 
-/* The benchmark workloads: GPU MODE's GEMV and grouped GEMM benchmark shapes, the MoE decode shape, and the
- * dequantize targets (issue 14: 16384 x 16384 f16; SPEC: bf16). */
+/* The benchmark workloads: GPU MODE's GEMV and grouped GEMM benchmark shapes, the MoE decode shape, the
+ * dequantize targets (issue 14: 16384 x 16384 f16; SPEC: bf16) and the scale relayouts of a 16384 x 16384
+ * tensor, LINEAR -> BLOCKED and BLOCKED -> LINEAR. */
 typedef struct nvfp4i_gemv_workload {
   const char *name;
   int64_t m, k, l;
@@ -112,12 +119,20 @@ typedef struct nvfp4i_dequantize_workload {
   nvfp4_dtype dtype;
 } nvfp4i_dequantize_workload;
 
+typedef struct nvfp4i_relayout_workload {
+  const char *name;
+  int64_t m, k;
+  nvfp4_sf_layout to; /* the source is in the other layout */
+} nvfp4i_relayout_workload;
+
 extern const nvfp4i_gemv_workload nvfp4i_gemv_workloads[];
 extern const int nvfp4i_gemv_workload_count;
 extern const nvfp4i_grouped_workload nvfp4i_grouped_workloads[];
 extern const int nvfp4i_grouped_workload_count;
 extern const nvfp4i_dequantize_workload nvfp4i_dequantize_workloads[];
 extern const int nvfp4i_dequantize_workload_count;
+extern const nvfp4i_relayout_workload nvfp4i_relayout_workloads[];
+extern const int nvfp4i_relayout_workload_count;
 
 /* moe1's group sizes: G = 64, M_g = nvfp4i_rng_next() % 25 from the state NVFP4I_MOE_SEED, the first seed
  * from 0x6D6F6531 ("moe1") whose draw leaves exactly three groups empty. */

@@ -21,6 +21,7 @@ static const char usage_main[] =
     "  bench grouped-gemm [options]   the same for grouped GEMM\n"
     "  bench dequantize [options]     the same for dequantize (16384 x 16384 to f16 and bf16)\n"
     "  bench quantize [options]       the same for quantize (16384 x 16384 from bf16)\n"
+    "  bench relayout [options]       the same for scale relayout (a 16384 x 16384 tensor's, both ways)\n"
     "  --version                      the command's and the library's version\n"
     "Each command takes --help. Exit status: 0 done, 1 failed (or no GPU), 2 a usage error.\n";
 
@@ -113,8 +114,9 @@ enum { OPT_M = 256, OPT_N, OPT_K, OPT_L, OPT_LAYOUT, OPT_DTYPE, OPT_ALPHA, OPT_S
 
 #define SHAPE_MAX INT32_MAX /* the library's limit on rows and K */
 
-/* Prints a verdict and PASS or FAIL; returns the exit status. */
-static int report(const char *what, int pass, const nvfp4i_verdict *v) {
+/* Prints a verdict and PASS or FAIL, then destroys the handle the check ran on (only then: nvfp4_destroy
+ * clears nvfp4_last_error()); returns the exit status. */
+static int report_and_destroy(nvfp4_handle *h, const char *what, int pass, const nvfp4i_verdict *v) {
   if (v->status != NVFP4_STATUS_SUCCESS)
     fprintf(stderr, "nvfp4: %s: %s: %s\n", what, nvfp4_status_string(v->status), nvfp4_last_error());
   else
@@ -122,6 +124,7 @@ static int report(const char *what, int pass, const nvfp4i_verdict *v) {
            "  worst: %s\n",
            what, (long long)v->checked, (long long)v->failures, (long long)v->clobbered, v->worst_ratio, v->detail);
   printf("%s\n", pass ? "PASS" : "FAIL");
+  nvfp4_destroy(h);
   return pass ? 0 : 1;
 }
 
@@ -131,7 +134,7 @@ static int take_verify_gemv(int code, const char *value, void *ctx) {
     case OPT_M: return cli_int(value, "--m", 1, SHAPE_MAX, &c->m);
     case OPT_K: return cli_int(value, "--k", 1, SHAPE_MAX, &c->k);
     case OPT_L: return cli_int(value, "--l", 1, SHAPE_MAX, &c->l);
-    case OPT_LAYOUT: return cli_layout(value, &c->a_layout);
+    case OPT_LAYOUT: return cli_layout(value, "--layout", &c->a_layout);
     case OPT_DTYPE: return cli_dtype(value, &c->dtype);
     case OPT_ALPHA: return cli_float(value, "--alpha", &c->alpha);
     case OPT_SEED: return cli_u64(value, "--seed", &c->seed);
@@ -159,9 +162,7 @@ static int cmd_verify_gemv(int argc, char **argv) {
   snprintf(what, sizeof what, "gemv m=%lld k=%lld l=%lld layout=%s dtype=%s alpha=%g seed=%llu", (long long)c.m,
            (long long)c.k, (long long)c.l, cli_layout_name(c.a_layout), cli_dtype_name(c.dtype), c.alpha,
            (unsigned long long)c.seed);
-  int exit_status = report(what, pass, &v); /* before nvfp4_destroy, which clears nvfp4_last_error() */
-  nvfp4_destroy(h);
-  return exit_status;
+  return report_and_destroy(h, what, pass, &v);
 }
 
 enum { CLI_MAX_GROUPS = 1024 };
@@ -182,7 +183,7 @@ static int take_verify_grouped(int code, const char *value, void *ctx) {
       return (a->c.groups = a->c.m_count = cli_int_list(value, "--m", 0, SHAPE_MAX, a->m, CLI_MAX_GROUPS)) > 0;
     case OPT_N: return cli_int(value, "--n", 1, SHAPE_MAX, &a->n);
     case OPT_K: return cli_int(value, "--k", 1, SHAPE_MAX, &a->k);
-    case OPT_LAYOUT: return cli_layout(value, &a->c.a_layout);
+    case OPT_LAYOUT: return cli_layout(value, "--layout", &a->c.a_layout);
     case OPT_DTYPE: return cli_dtype(value, &a->c.dtype);
     case OPT_ALPHA: return cli_float(value, "--alpha", &a->c.alpha);
     case OPT_SEED: return cli_u64(value, "--seed", &a->c.seed);
@@ -219,9 +220,7 @@ static int cmd_verify_grouped(int argc, char **argv) {
            "grouped-gemm groups=%d m=%.64s n=%lld k=%lld act=%s layout=%s dtype=%s alpha=%g seed=%llu", a.c.groups,
            a.m_text, (long long)a.n, (long long)a.k, cli_act_name(a.act), cli_layout_name(a.c.a_layout),
            cli_dtype_name(a.c.dtype), a.c.alpha, (unsigned long long)a.c.seed);
-  int exit_status = report(what, pass, &v); /* before nvfp4_destroy, which clears nvfp4_last_error() */
-  nvfp4_destroy(h);
-  return exit_status;
+  return report_and_destroy(h, what, pass, &v);
 }
 
 static int take_verify_dequantize(int code, const char *value, void *ctx) {
@@ -230,7 +229,7 @@ static int take_verify_dequantize(int code, const char *value, void *ctx) {
     case OPT_M: return cli_int(value, "--m", 1, SHAPE_MAX, &c->rows);
     case OPT_K: return cli_int(value, "--k", 1, SHAPE_MAX, &c->k);
     case OPT_L: return cli_int(value, "--l", 1, SHAPE_MAX, &c->batch);
-    case OPT_LAYOUT: return cli_layout(value, &c->layout);
+    case OPT_LAYOUT: return cli_layout(value, "--layout", &c->layout);
     case OPT_DTYPE: return cli_dtype(value, &c->dtype);
     case OPT_SEED: return cli_u64(value, "--seed", &c->seed);
   }
@@ -258,9 +257,7 @@ static int cmd_verify_dequantize(int argc, char **argv) {
   snprintf(what, sizeof what, "dequantize m=%lld k=%lld l=%lld layout=%s dtype=%s seed=%llu", (long long)c.rows,
            (long long)c.k, (long long)c.batch, cli_layout_name(c.layout), cli_dtype_name(c.dtype),
            (unsigned long long)c.seed);
-  int exit_status = report(what, pass, &v); /* before nvfp4_destroy, which clears nvfp4_last_error() */
-  nvfp4_destroy(h);
-  return exit_status;
+  return report_and_destroy(h, what, pass, &v);
 }
 
 static int take_verify_quantize(int code, const char *value, void *ctx) {
@@ -269,7 +266,7 @@ static int take_verify_quantize(int code, const char *value, void *ctx) {
     case OPT_M: return cli_int(value, "--m", 1, SHAPE_MAX, &c->rows);
     case OPT_K: return cli_int(value, "--k", 1, SHAPE_MAX, &c->k);
     case OPT_L: return cli_int(value, "--l", 1, SHAPE_MAX, &c->batch);
-    case OPT_LAYOUT: return cli_layout(value, &c->layout);
+    case OPT_LAYOUT: return cli_layout(value, "--layout", &c->layout);
     case OPT_DTYPE: return cli_dtype(value, &c->dtype);
     case OPT_SCALE: return cli_float(value, "--scale", &c->global_scale);
     case OPT_SEED: return cli_u64(value, "--seed", &c->seed);
@@ -299,9 +296,7 @@ static int cmd_verify_quantize(int argc, char **argv) {
   snprintf(what, sizeof what, "quantize m=%lld k=%lld l=%lld layout=%s dtype=%s scale=%g seed=%llu",
            (long long)c.rows, (long long)c.k, (long long)c.batch, cli_layout_name(c.layout), cli_dtype_name(c.dtype),
            (double)c.global_scale, (unsigned long long)c.seed);
-  int exit_status = report(what, pass, &v); /* before nvfp4_destroy, which clears nvfp4_last_error() */
-  nvfp4_destroy(h);
-  return exit_status;
+  return report_and_destroy(h, what, pass, &v);
 }
 
 static int cmd_verify(int argc, char **argv) {

@@ -13,6 +13,7 @@ static const char usage_bench[] =
     "       nvfp4 bench grouped-gemm [options]  see nvfp4 bench grouped-gemm --help\n"
     "       nvfp4 bench dequantize [options]    see nvfp4 bench dequantize --help\n"
     "       nvfp4 bench quantize [options]      see nvfp4 bench quantize --help\n"
+    "       nvfp4 bench relayout [options]      see nvfp4 bench relayout --help\n"
     "  Without an operation: the GPU MODE benchmark shapes of both (--gpumode, the default; the grouped GEMM's\n"
     "  also with f16 activations, W4A16), every option applying to both. Timing (docs/TIMING.md): N distinct\n"
     "  input sets; one repetition synchronises, writes 256 MB to flush L2, and times one call per set back to\n"
@@ -70,8 +71,26 @@ static const char usage_bench_quantize[] =
     "  Defaults: 16384 x 16384 bf16 (qnt-bf16); a shape of your own takes both --m and --k\n"
     "  --iters N, --sets N, --csv FILE: as in nvfp4 bench --help\n";
 
-enum { OPT_M = 256, OPT_N, OPT_K, OPT_L, OPT_ITERS, OPT_SETS, OPT_CSV, OPT_GPUMODE, OPT_SWEEP, OPT_ACT, OPT_DTYPE };
-enum { BENCH_GEMV = 1, BENCH_GROUPED = 2, BENCH_DEQUANTIZE = 4, BENCH_QUANTIZE = 8, MAX_GROUPS = 1024 };
+static const char usage_bench_relayout[] =
+    "usage: nvfp4 bench relayout [--m M --k K | --gpumode] [--to linear|blocked] [--iters N] [--sets N]\n"
+    "                            [--csv FILE]\n"
+    "  Times nvfp4_scales_relayout (the scales of an M x K tensor, random e4m3 bytes, rows packed, from one\n"
+    "  layout into the other) and prints the time per call (median, min, max) and alone, and the bytes moved\n"
+    "  per second (the scales read once, the destination written once, BLOCKED as whole 128 x 4 tiles) and\n"
+    "  their share of the device copy bandwidth measured in the same run.\n"
+    "  --gpumode (the default): the scales of a 16384 x 16384 tensor, LINEAR -> BLOCKED (rly-lin2blk) and\n"
+    "            BLOCKED -> LINEAR (rly-blk2lin), or into --to alone\n"
+    "  --to: the destination's layout, the source's the other (default blocked for a shape of your own); the\n"
+    "        CSV's shape column names the direction\n"
+    "  --iters N, --sets N, --csv FILE: as in nvfp4 bench --help\n";
+
+enum {
+  OPT_M = 256, OPT_N, OPT_K, OPT_L, OPT_ITERS, OPT_SETS, OPT_CSV, OPT_GPUMODE, OPT_SWEEP, OPT_ACT, OPT_DTYPE, OPT_TO
+};
+enum {
+  BENCH_GEMV = 1, BENCH_GROUPED = 2, BENCH_DEQUANTIZE = 4, BENCH_QUANTIZE = 8, BENCH_RELAYOUT = 16,
+  MAX_GROUPS = 1024
+};
 
 #define SHAPE_MAX INT32_MAX
 
@@ -87,6 +106,8 @@ typedef struct bench_args {
   int act_given;
   nvfp4_dtype dtype; /* dequantize's output, quantize's input */
   int dtype_given;
+  nvfp4_sf_layout to; /* relayout's destination */
+  int to_given;
 } bench_args;
 
 static int take_bench(int code, const char *value, void *ctx) {
@@ -103,6 +124,7 @@ static int take_bench(int code, const char *value, void *ctx) {
     case OPT_SWEEP: a->sweep = 1; return 1;
     case OPT_ACT: a->act_given = 1; return cli_act_parse(value, &a->act);
     case OPT_DTYPE: a->dtype_given = 1; return cli_dtype(value, &a->dtype);
+    case OPT_TO: a->to_given = 1; return cli_layout(value, "--to", &a->to);
   }
   return 0;
 }
@@ -136,6 +158,11 @@ static int parse_bench(int argc, char **argv, bench_args *a) {
                                                    {"k", required_argument, NULL, OPT_K},
                                                    {"dtype", required_argument, NULL, OPT_DTYPE},
                                                    {0}};
+  static const struct option relayout_options[] = {COMMON_OPTIONS,
+                                                   {"m", required_argument, NULL, OPT_M},
+                                                   {"k", required_argument, NULL, OPT_K},
+                                                   {"to", required_argument, NULL, OPT_TO},
+                                                   {0}};
   const char *command = "nvfp4 bench", *usage = usage_bench;
   const struct option *options = both_options;
   a->ops = BENCH_GEMV | BENCH_GROUPED;
@@ -151,6 +178,9 @@ static int parse_bench(int argc, char **argv, bench_args *a) {
   } else if (argc >= 2 && !strcmp(argv[1], "quantize")) {
     a->ops = BENCH_QUANTIZE;
     command = "nvfp4 bench quantize", usage = usage_bench_quantize, options = quantize_options;
+  } else if (argc >= 2 && !strcmp(argv[1], "relayout")) {
+    a->ops = BENCH_RELAYOUT;
+    command = "nvfp4 bench relayout", usage = usage_bench_relayout, options = relayout_options;
   }
   if (a->ops != (BENCH_GEMV | BENCH_GROUPED)) argc--, argv++;
   int status = cli_parse(argc, argv, command, usage, options, take_bench, a);
@@ -166,6 +196,8 @@ static int parse_bench(int argc, char **argv, bench_args *a) {
                              ? "a dequantize shape needs one --m and a --k"
                          : a->ops == BENCH_QUANTIZE && custom && (a->m_count != 1 || !a->m[0] || !a->k)
                              ? "a quantize shape needs one --m (>= 1) and a --k"
+                         : a->ops == BENCH_RELAYOUT && custom && (a->m_count != 1 || !a->m[0] || !a->k)
+                             ? "a relayout shape needs one --m (>= 1) and a --k"
                              : NULL;
   if (conflict != NULL) {
     fprintf(stderr, "%s: %s\nTry '%s --help'.\n", command, conflict, command);
@@ -381,6 +413,41 @@ static int bench_quantize_shape(const bench_run *run, const bench_args *a) {
   return 0;
 }
 
+/* Times every relayout the arguments name (a shape of one's own: into --to, BLOCKED by default; the
+ * workloads: both directions, or into --to alone); 0 when all were measured. */
+static int bench_relayout_shapes(const bench_run *run, const bench_args *a) {
+  nvfp4_sf_layout custom_to = a->to_given ? a->to : NVFP4_SF_BLOCKED_128x4;
+  const nvfp4i_relayout_workload one = {custom_to == NVFP4_SF_LINEAR ? "custom-blk2lin" : "custom-lin2blk", a->m[0],
+                                        a->k, custom_to};
+  const nvfp4i_relayout_workload *shapes = a->m_count ? &one : nvfp4i_relayout_workloads;
+  int count = a->m_count ? 1 : nvfp4i_relayout_workload_count;
+  printf("\nScale relayout. bytes: the scales read once, the destination written once (BLOCKED: whole tiles)\n");
+  printf("%-14s %6s %6s %-7s %-7s %4s %9s %9s %9s %9s %7s %7s\n", "shape", "M", "K", "from", "to", "sets",
+         "median_us", "single_us", "min_us", "max_us", "TB/s", "%copy");
+  int rc = 0;
+  for (int i = 0; i < count; i++) {
+    const nvfp4i_relayout_workload *s = &shapes[i];
+    if (a->to_given && s->to != a->to) continue;
+    nvfp4_sf_layout from = s->to == NVFP4_SF_LINEAR ? NVFP4_SF_BLOCKED_128x4 : NVFP4_SF_LINEAR;
+    bench_row r = {.op = "relayout", .act = "nvfp4", .name = s->name, .groups = 1, .k = s->k, .l = 1, .flops = 0.0,
+                   .read_us = NAN};
+    snprintf(r.m_text, sizeof r.m_text, "%lld", (long long)s->m);
+    nvfp4_status st = nvfp4i_bench_scales_relayout(run->h, s->m, s->k, s->to, &run->method, &r.t, &r.bytes);
+    if (st != NVFP4_STATUS_SUCCESS) {
+      fprintf(stderr, "nvfp4: relayout %lldx%lld %s to %s: %s: %s\n", (long long)s->m, (long long)s->k,
+              cli_layout_name(from), cli_layout_name(s->to), nvfp4_status_string(st), nvfp4_last_error());
+      rc = 1;
+      continue;
+    }
+    double tbps = r.bytes / (r.t.median_us * 1e-6) / 1e12;
+    printf("%-14s %6lld %6lld %-7s %-7s %4d %9.2f %9.2f %9.2f %9.2f %7.3f %6.1f%%\n", s->name, (long long)s->m,
+           (long long)s->k, cli_layout_name(from), cli_layout_name(s->to), r.t.sets, r.t.median_us, r.t.single_us,
+           r.t.min_us, r.t.max_us, tbps, 100.0 * tbps / run->copy_tbps);
+    csv_row(run, &r);
+  }
+  return rc;
+}
+
 /* The ceilings every row is divided by, measured once in this run. */
 static int measure_ceilings(bench_run *run, int ops) {
   nvfp4i_timing floor;
@@ -425,6 +492,7 @@ int cli_bench(int argc, char **argv) {
   if (a.ops & BENCH_GROUPED) rc |= bench_grouped_shapes(&run, &a);
   if (a.ops & BENCH_DEQUANTIZE) rc |= bench_dequantize_shapes(&run, &a);
   if (a.ops & BENCH_QUANTIZE) rc |= bench_quantize_shape(&run, &a);
+  if (a.ops & BENCH_RELAYOUT) rc |= bench_relayout_shapes(&run, &a);
 close:
   if (run.csv) fclose(run.csv);
 unload:

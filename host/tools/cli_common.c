@@ -90,8 +90,8 @@ static int lookup(const char *text, const char *option, const char *const *names
   return -1;
 }
 
-int cli_layout(const char *text, nvfp4_sf_layout *out) {
-  int i = lookup(text, "--layout", layout_names, 2);
+int cli_layout(const char *text, const char *option, nvfp4_sf_layout *out) {
+  int i = lookup(text, option, layout_names, 2);
   if (i >= 0) *out = (nvfp4_sf_layout)i;
   return i >= 0;
 }

@@ -21,8 +21,8 @@ int cli_u64(const char *text, const char *option, uint64_t *out);
 /* A finite number that a float holds. */
 int cli_float(const char *text, const char *option, float *out);
 
-/* linear | blocked, and f16 | bf16 | f32; the names back. */
-int cli_layout(const char *text, nvfp4_sf_layout *out);
+/* linear | blocked (for `option`: --layout, relayout's --to), and f16 | bf16 | f32; the names back. */
+int cli_layout(const char *text, const char *option, nvfp4_sf_layout *out);
 int cli_dtype(const char *text, nvfp4_dtype *out);
 const char *cli_layout_name(nvfp4_sf_layout layout);
 const char *cli_dtype_name(nvfp4_dtype dtype);

@@ -546,14 +546,16 @@ static nvfp4_tensor relayout_target(const nvfp4_tensor *from, nvfp4_sf_layout la
   return t;
 }
 
-/* nvfp4_scales_relayout of *from (device scales) into a poisoned device buffer laid out as *to, then every
- * byte of that buffer, guards included, against nvfp4i_scales_relayout_ref of *expected (host scales, the
- * same shape) run on a buffer poisoned alike. The result stays in *d_to (freed by the caller, also on
- * failure); to->scales points into it. */
+/* nvfp4_scales_relayout of *from (device scales) into a poisoned device buffer laid out as *to, starting
+ * `misalign` bytes past a 16-byte boundary, then every byte of that buffer, guards included, against
+ * nvfp4i_scales_relayout_ref of *expected (host scales, the same shape) run on a buffer poisoned alike. The
+ * result stays in *d_to (freed by the caller, also on failure); to->scales points into it. */
 static void relayout_and_compare(nvfp4_handle *h, const nvfp4_tensor *from, const nvfp4_tensor *expected,
-                                 nvfp4_tensor *to, CUdeviceptr *d_to, const char *pass, nvfp4i_verdict *v) {
+                                 nvfp4_tensor *to, int64_t misalign, CUdeviceptr *d_to, const char *pass,
+                                 nvfp4i_verdict *v) {
   const nvfp4i_cuda_table *cu = nvfp4i_cuda();
-  size_t bytes = (size_t)(to->sf_batch_stride * to->batch) + 2 * RLY_GUARD_BYTES;
+  size_t lead = RLY_GUARD_BYTES + (size_t)misalign; /* the poisoned bytes before the destination */
+  size_t bytes = lead + (size_t)(to->sf_batch_stride * to->batch) + RLY_GUARD_BYTES;
   uint8_t *got = malloc(bytes), *want = malloc(bytes);
   if (!got || !want) {
     v->status = nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "verify: no host memory");
@@ -561,7 +563,7 @@ static void relayout_and_compare(nvfp4_handle *h, const nvfp4_tensor *from, cons
   }
   NVFP4_CU_TRY(cu->cuMemAlloc(d_to, bytes), v->status, free_host);
   NVFP4_CU_TRY(cu->cuMemsetD8(*d_to, POISON_BYTE, bytes), v->status, free_host);
-  to->scales = (const void *)(uintptr_t)(*d_to + RLY_GUARD_BYTES);
+  to->scales = (const void *)(uintptr_t)(*d_to + lead);
   v->status = nvfp4_scales_relayout(h, from, to, NULL);
   if (v->status != NVFP4_STATUS_SUCCESS) goto free_host;
   NVFP4_CU_TRY(cu->cuCtxSynchronize(), v->status, free_host);
@@ -569,13 +571,13 @@ static void relayout_and_compare(nvfp4_handle *h, const nvfp4_tensor *from, cons
 
   memset(want, POISON_BYTE, bytes);
   nvfp4_tensor host_to = *to;
-  host_to.scales = want + RLY_GUARD_BYTES;
+  host_to.scales = want + lead;
   nvfp4i_scales_relayout_ref(expected, &host_to);
   for (size_t i = 0; i < bytes; i++) {
     v->checked++;
     if (got[i] != want[i] && v->failures++ == 0)
       snprintf(v->detail, sizeof v->detail, "%s: byte %lld of the scales: got 0x%02X, expected 0x%02X", pass,
-               (long long)i - RLY_GUARD_BYTES, got[i], want[i]);
+               (long long)i - (long long)lead, got[i], want[i]);
   }
 free_host:
   free(got);
@@ -589,7 +591,7 @@ int nvfp4i_verify_scales_relayout(nvfp4_handle *h, const nvfp4i_relayout_case *c
   nvfp4i_rng rng = {c->seed};
   nvfp4_tensor from = {NULL, NULL, c->rows, c->k, c->batch, 0, 0, 0, 0, c->from_layout};
   from = relayout_target(&from, c->from_layout, 3);
-  size_t from_bytes = (size_t)(from.sf_batch_stride * from.batch);
+  size_t from_bytes = (size_t)(from.sf_batch_stride * from.batch), misalign = (size_t)c->sf_misalign;
   uint8_t *from_host = malloc(from_bytes);
   CUdeviceptr d_from = 0, d_to = 0, d_back = 0;
   if (!from_host) {
@@ -597,18 +599,18 @@ int nvfp4i_verify_scales_relayout(nvfp4_handle *h, const nvfp4i_relayout_case *c
     return 0;
   }
   for (size_t i = 0; i < from_bytes; i++) from_host[i] = (uint8_t)nvfp4i_rng_next(&rng); /* every byte value */
-  NVFP4_CU_TRY(cu->cuMemAlloc(&d_from, from_bytes), v->status, free_host);
-  NVFP4_CU_TRY(cu->cuMemcpyHtoD(d_from, from_host, from_bytes), v->status, free_from);
-  from.scales = (const void *)(uintptr_t)d_from;
+  NVFP4_CU_TRY(cu->cuMemAlloc(&d_from, misalign + from_bytes), v->status, free_host);
+  NVFP4_CU_TRY(cu->cuMemcpyHtoD(d_from + misalign, from_host, from_bytes), v->status, free_from);
+  from.scales = (const void *)(uintptr_t)(d_from + misalign);
 
   nvfp4_tensor expected = from; /* what every destination must hold: from's scales, placed its way */
   expected.scales = from_host;
   nvfp4_tensor to = relayout_target(&from, c->to_layout, c->to_sf_ld_pad);
-  relayout_and_compare(h, &from, &expected, &to, &d_to, "there", v);
+  relayout_and_compare(h, &from, &expected, &to, c->sf_misalign, &d_to, "there", v);
   if (v->status != NVFP4_STATUS_SUCCESS || v->failures || !c->and_back) goto free_to;
   /* and back into from's layout and strides: the scales of from again, BLOCKED padding 0 */
   nvfp4_tensor back = relayout_target(&from, c->from_layout, 3);
-  relayout_and_compare(h, &to, &expected, &back, &d_back, "and back", v);
+  relayout_and_compare(h, &to, &expected, &back, c->sf_misalign, &d_back, "and back", v);
 
 free_to:
   cu->cuMemFree(d_back);

@@ -112,13 +112,15 @@ int nvfp4i_verify_quantize(nvfp4_handle *h, const nvfp4i_quantize_case *c, nvfp4
 
 /* A scale relayout check: source scales (rows x k x batch, from_layout; LINEAR rows 3 bytes longer than k/16,
  * batches 16 bytes apart, every byte random, gaps included) relaid into to_layout (LINEAR rows to_sf_ld_pad
- * bytes longer, batches 16 bytes apart); and_back: that result relaid into from's layout and strides again. */
+ * bytes longer, batches 16 bytes apart); and_back: that result relaid into from's layout and strides again.
+ * sf_misalign: every source and destination starts that many bytes past a 16-byte boundary. */
 typedef struct nvfp4i_relayout_case {
   int64_t rows, k, batch;
   nvfp4_sf_layout from_layout, to_layout;
   int64_t to_sf_ld_pad;
   int and_back;
   uint64_t seed;
+  int64_t sf_misalign;
 } nvfp4i_relayout_case;
 
 /* Each destination poisoned (0xFF) with poisoned guards around it, nvfp4_scales_relayout on the stream 0, and

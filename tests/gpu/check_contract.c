@@ -1,11 +1,14 @@
 /* What every call promises, on the GPU: a call that fails writes no output byte (every operation, and a
  * grouped GEMM, NVFP4 or W4A16, whose other groups are valid does none of them); grouped GEMM groups that differ in output
  * type and scale layouts in one call; BLOCKED scales that do not start on a 16-byte boundary; grouped GEMM
- * from several host threads on one handle. Fresh data from the run's seed, outputs poisoned. */
+ * from several host threads on one handle; scale relayouts of scales on no 16-byte boundary, and from
+ * several host threads. Fresh data from the run's seed, outputs poisoned. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "format.h"
 #include "handle.h"
+#include "quantize_ref.h"
 #include "suites.h"
 #include "testdata.h"
 #include "verify.h"
@@ -16,13 +19,16 @@
 #define BF16 NVFP4_DTYPE_BF16
 #define F32 NVFP4_DTYPE_F32
 
-/* A device buffer of `count` f16 elements, every byte 0xFF (a NaN no valid call here writes). */
-static CUdeviceptr poisoned_f16(size_t count) {
+/* A device buffer of `bytes`, every byte 0xFF. */
+static CUdeviceptr poisoned(size_t bytes) {
   CUdeviceptr d;
-  ck_assert_int_eq(nvfp4i_cuda()->cuMemAlloc(&d, count * sizeof(uint16_t)), CUDA_SUCCESS);
-  ck_assert_int_eq(nvfp4i_cuda()->cuMemsetD8(d, 0xFF, count * sizeof(uint16_t)), CUDA_SUCCESS);
+  ck_assert_int_eq(nvfp4i_cuda()->cuMemAlloc(&d, bytes), CUDA_SUCCESS);
+  ck_assert_int_eq(nvfp4i_cuda()->cuMemsetD8(d, 0xFF, bytes), CUDA_SUCCESS);
   return d;
 }
+
+/* A device buffer of `count` f16 elements, every byte 0xFF (a NaN no valid call here writes). */
+static CUdeviceptr poisoned_f16(size_t count) { return poisoned(count * sizeof(uint16_t)); }
 
 /* How many of the buffer's f16 elements have any byte written, once the device is idle. */
 static size_t elements_written(CUdeviceptr d, size_t count) {
@@ -182,6 +188,65 @@ START_TEST(a_rejected_w4a16_grouped_gemm_writes_no_output_byte) {
 }
 END_TEST
 
+/* Scale relayout: a real LINEAR source (padded rows, a gap between batches) and a BLOCKED destination, calls
+ * each broken in one argument; the destination keeps every poisoned byte. The unbroken call then leaves
+ * there exactly the reference's bytes, so the check could see a write. */
+enum { RLY_ROWS = 300, RLY_K = 544, RLY_BATCH = 2 };
+
+/* Fails unless the `bytes` at d, once the device is idle, are want's (got: a host buffer as large). */
+static void assert_device_bytes(CUdeviceptr d, uint8_t *got, const uint8_t *want, size_t bytes, const char *what) {
+  ck_assert_int_eq(nvfp4i_cuda()->cuCtxSynchronize(), CUDA_SUCCESS);
+  ck_assert_int_eq(nvfp4i_cuda()->cuMemcpyDtoH(got, d, bytes), CUDA_SUCCESS);
+  gpu_assert_bytes(got, want, bytes, what);
+}
+
+START_TEST(a_rejected_relayout_writes_no_output_byte) {
+  nvfp4i_rng rng = {gpu_seed(0xFA14)};
+  nvfp4i_operand from;
+  ck_assert_int_eq(nvfp4i_operand_create(&from, RLY_ROWS, RLY_K, RLY_BATCH, LIN, 16, &rng), NVFP4_STATUS_SUCCESS);
+  int64_t tiles = nvfp4i_sf_batch_bytes(BLK, 0, RLY_ROWS, RLY_K);
+  size_t bytes = (size_t)(tiles * RLY_BATCH);
+  CUdeviceptr d = poisoned(bytes);
+  uint8_t *want = malloc(bytes), *got = malloc(bytes);
+  ck_assert(want != NULL && got != NULL);
+  memset(want, 0xFF, bytes);
+  const nvfp4_tensor to = {NULL, (const void *)(uintptr_t)d, RLY_ROWS, RLY_K, RLY_BATCH, 0, 0, 0, tiles, BLK};
+  nvfp4_tensor more_rows = to, odd_k = to, one_batch = to, bad_layout = to, short_ld = to, overlapping = to;
+  nvfp4_tensor from_in_to = from.dev, no_scales = from.dev;
+  more_rows.rows = RLY_ROWS + 1;                             /* INVALID_VALUE */
+  odd_k.k = RLY_K + 16;                                      /* NOT_SUPPORTED */
+  one_batch.batch = 1;                                       /* INVALID_VALUE */
+  bad_layout.sf_layout = (nvfp4_sf_layout)2;                 /* INVALID_VALUE */
+  short_ld.sf_layout = LIN;                                  /* INVALID_VALUE */
+  short_ld.sf_ld = RLY_K / 16 - 1;
+  overlapping.sf_batch_stride = tiles - 512;                 /* INVALID_VALUE */
+  from_in_to.scales = (const uint8_t *)to.scales + 512;      /* INVALID_VALUE: it spans less than to */
+  no_scales.scales = NULL;                                   /* INVALID_VALUE */
+  const struct {
+    const char *what;
+    const nvfp4_tensor *from, *to;
+  } calls[] = {{"to.rows + 1", &from.dev, &more_rows},           {"to.k not a multiple of 32", &from.dev, &odd_k},
+               {"to.batch 1", &from.dev, &one_batch},            {"to.sf_layout unknown", &from.dev, &bad_layout},
+               {"to.sf_ld < k/16", &from.dev, &short_ld},        {"to's batches overlap", &from.dev, &overlapping},
+               {"from.scales inside to's", &from_in_to, &to},    {"from.scales NULL", &no_scales, &to}};
+  for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+    nvfp4_status s = nvfp4_scales_relayout(gpu_handle, calls[i].from, calls[i].to, NULL);
+    ck_assert_msg(s != NVFP4_STATUS_SUCCESS, "%s: accepted", calls[i].what);
+    assert_device_bytes(d, got, want, bytes, calls[i].what);
+  }
+  ck_assert_msg(nvfp4_scales_relayout(gpu_handle, &from.dev, &to, NULL) == NVFP4_STATUS_SUCCESS, "%s",
+                nvfp4_last_error());
+  nvfp4_tensor host_to = to;
+  host_to.scales = want;
+  nvfp4i_scales_relayout_ref(&from.host, &host_to);
+  assert_device_bytes(d, got, want, bytes, "the valid call");
+  free(want);
+  free(got);
+  nvfp4i_cuda()->cuMemFree(d);
+  nvfp4i_operand_destroy(&from);
+}
+END_TEST
+
 /* Grouped GEMM calls checked against the reference: each row a case for nvfp4i_verify_grouped_gemm. */
 typedef struct contract_case {
   const char *what;
@@ -258,17 +323,72 @@ START_TEST(grouped_gemm_from_several_threads_on_one_handle) {
 }
 END_TEST
 
+/* Scale relayouts of scales that start off a 16-byte boundary (none is asked for), source and destination
+ * alike, there and back: every byte of the poisoned destinations against the reference. */
+static const struct {
+  const char *what;
+  nvfp4i_relayout_case c;
+} relayout_cases[] = {
+    {"relayout LINEAR -> BLOCKED, scales + 1 byte",
+     {.rows = 129, .k = 544, .batch = 3, .from_layout = LIN, .to_layout = BLK, .and_back = 1, .sf_misalign = 1}},
+    {"relayout BLOCKED -> LINEAR, scales + 3 bytes",
+     {.rows = 300, .k = 96, .batch = 2, .from_layout = BLK, .to_layout = LIN, .to_sf_ld_pad = 1, .and_back = 1,
+      .sf_misalign = 3}},
+    {"relayout LINEAR -> LINEAR, scales + 7 bytes",
+     {.rows = 7, .k = 1056, .batch = 1, .from_layout = LIN, .to_layout = LIN, .to_sf_ld_pad = 5, .and_back = 1,
+      .sf_misalign = 7}},
+    {"relayout BLOCKED -> BLOCKED, scales + 13 bytes",
+     {.rows = 130, .k = 32, .batch = 3, .from_layout = BLK, .to_layout = BLK, .and_back = 1, .sf_misalign = 13}},
+};
+enum { RELAYOUT_CASES = sizeof relayout_cases / sizeof relayout_cases[0] };
+
+static void assert_relayout_verified(const char *what, int pass, const nvfp4i_relayout_case *c,
+                                     const nvfp4i_verdict *v) {
+  ck_assert_msg(pass, "%s (seed %llu, NVFP4_TEST_SEED=%llu): status %s (%s), %lld/%lld bytes differ, first: %s",
+                what, (unsigned long long)c->seed, (unsigned long long)gpu_run_seed(), nvfp4_status_string(v->status),
+                nvfp4_last_error(), (long long)v->failures, (long long)v->checked, v->detail);
+}
+
+START_TEST(relayout_of_unaligned_scales_matches_reference) {
+  nvfp4i_relayout_case c = relayout_cases[_i].c;
+  c.seed = gpu_seed(0xC0520000u + (uint64_t)_i);
+  nvfp4i_verdict v;
+  int pass = nvfp4i_verify_scales_relayout(gpu_handle, &c, &v);
+  assert_relayout_verified(relayout_cases[_i].what, pass, &c, &v);
+}
+END_TEST
+
+/* Several host threads on one handle at once, each its own relayout case. */
+START_TEST(relayout_from_several_threads_on_one_handle) {
+  nvfp4i_relayout_case c[RELAYOUT_CASES];
+  gpu_verify_job jobs[RELAYOUT_CASES];
+  for (int t = 0; t < RELAYOUT_CASES; t++) {
+    c[t] = relayout_cases[t].c;
+    c[t].seed = gpu_seed(0x74720000u + (uint64_t)t);
+    jobs[t] = (gpu_verify_job){.relayout = &c[t]};
+  }
+  gpu_verify_in_threads(RELAYOUT_CASES, jobs);
+  for (int t = 0; t < RELAYOUT_CASES; t++)
+    assert_relayout_verified(relayout_cases[t].what, jobs[t].pass, &c[t], &jobs[t].v);
+}
+END_TEST
+
 Suite *contract_gpu_suite(void) {
   Suite *s = suite_create("contract gpu");
   TCase *failures = gpu_tcase("a failed call writes nothing", 120);
   tcase_add_test(failures, a_rejected_gemv_writes_no_output_byte);
   tcase_add_test(failures, a_rejected_grouped_gemm_writes_no_output_byte);
   tcase_add_test(failures, a_rejected_w4a16_grouped_gemm_writes_no_output_byte);
+  tcase_add_test(failures, a_rejected_relayout_writes_no_output_byte);
   suite_add_tcase(s, failures);
   TCase *grouped = gpu_tcase("grouped gemm: mixed groups, unaligned scales, threads", 300);
   select_cases();
   tcase_add_loop_test(grouped, grouped_gemm_keeps_its_promise, 0, selected_count);
   tcase_add_test(grouped, grouped_gemm_from_several_threads_on_one_handle);
   suite_add_tcase(s, grouped);
+  TCase *relayout = gpu_tcase("relayout: unaligned scales, threads", 120);
+  tcase_add_loop_test(relayout, relayout_of_unaligned_scales_matches_reference, 0, RELAYOUT_CASES);
+  tcase_add_test(relayout, relayout_from_several_threads_on_one_handle);
+  suite_add_tcase(s, relayout);
   return s;
 }

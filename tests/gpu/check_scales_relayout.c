@@ -2,8 +2,15 @@
  * nvfp4i_scales_relayout_ref (nvfp4i_verify_scales_relayout): LINEAR -> BLOCKED, BLOCKED -> LINEAR, LINEAR ->
  * LINEAR with another sf_ld, BLOCKED -> BLOCKED, over rows 1, 7, 129, 300, K 32, 96, 544 and batches 1 and 3,
  * each relaid there and back again (the source's scales exactly, BLOCKED padding 0); destinations poisoned
- * 0xFF, every byte the layout does not define must stay so. Then one large tensor. */
+ * 0xFF, every byte the layout does not define must stay so. Then one large tensor, and CUDA graph replay. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+#include "graph_replay.h"
+#include "quantize_ref.h"
 #include "suites.h"
+#include "testdata.h"
 #include "verify.h"
 
 #define LIN NVFP4_SF_LINEAR
@@ -58,6 +65,61 @@ START_TEST(relayout_large_matches_reference) {
 }
 END_TEST
 
+/* Replaying a captured graph of a relayout there and back (3 batches: LINEAR with padded rows and gaps ->
+ * BLOCKED with gaps -> LINEAR with other padding, the second launch reading the first's output) gives the
+ * bits of a direct call, every byte of both destinations the reference's: scales, BLOCKED padding 0, gaps
+ * and row padding still poisoned. */
+enum { GRAPH_ROWS = 129, GRAPH_K = 544, GRAPH_BATCH = 3 };
+
+typedef struct relayout_graph_arg {
+  nvfp4i_operand from;
+  nvfp4_tensor blocked, back; /* scales: offsets into the output */
+} relayout_graph_arg;
+
+static nvfp4_tensor at_offset(nvfp4_tensor t, const void *base) {
+  t.scales = (const uint8_t *)base + (uintptr_t)t.scales;
+  return t;
+}
+
+static nvfp4_status launch_there_and_back(void *arg, CUdeviceptr out, CUstream stream) {
+  const relayout_graph_arg *g = arg;
+  nvfp4_tensor blocked = at_offset(g->blocked, (const void *)(uintptr_t)out);
+  nvfp4_tensor back = at_offset(g->back, (const void *)(uintptr_t)out);
+  nvfp4_status s = nvfp4_scales_relayout(gpu_handle, &g->from.dev, &blocked, stream);
+  return s == NVFP4_STATUS_SUCCESS ? nvfp4_scales_relayout(gpu_handle, &blocked, &back, stream) : s;
+}
+
+static void check_there_and_back(void *arg, const uint8_t *out, size_t bytes) {
+  const relayout_graph_arg *g = arg;
+  uint8_t *want = malloc(bytes);
+  ck_assert_ptr_nonnull(want);
+  memset(want, 0xFF, bytes);
+  nvfp4_tensor blocked = at_offset(g->blocked, want), back = at_offset(g->back, want);
+  nvfp4i_scales_relayout_ref(&g->from.host, &blocked);
+  nvfp4i_scales_relayout_ref(&g->from.host, &back);
+  size_t back_at = (size_t)(uintptr_t)g->back.scales;
+  gpu_assert_bytes(out, want, back_at, "graph replay, LINEAR -> BLOCKED");
+  gpu_assert_bytes(out + back_at, want + back_at, bytes - back_at, "graph replay, BLOCKED -> LINEAR again");
+  free(want);
+}
+
+START_TEST(relayout_graph_replay_matches_direct_launch_and_reference) {
+  uint64_t seed = gpu_seed(0x726c7967);
+  nvfp4i_rng rng = {seed};
+  relayout_graph_arg g;
+  ck_assert_int_eq(nvfp4i_operand_create(&g.from, GRAPH_ROWS, GRAPH_K, GRAPH_BATCH, LIN, 16, &rng),
+                   NVFP4_STATUS_SUCCESS);
+  int64_t tiles = nvfp4i_sf_batch_bytes(BLK, 0, GRAPH_ROWS, GRAPH_K), sf_ld = GRAPH_K / 16 + 5;
+  int64_t lin = nvfp4i_sf_batch_bytes(LIN, sf_ld, GRAPH_ROWS, GRAPH_K);
+  g.blocked = (nvfp4_tensor){NULL, (const void *)0, GRAPH_ROWS, GRAPH_K, GRAPH_BATCH, 0, 0, 0, tiles + 16, BLK};
+  uintptr_t back_at = (uintptr_t)((tiles + 16) * GRAPH_BATCH);
+  g.back = (nvfp4_tensor){NULL, (const void *)back_at, GRAPH_ROWS, GRAPH_K, GRAPH_BATCH, 0, 0, sf_ld, lin + 7, LIN};
+  assert_graph_replay_checked(launch_there_and_back, check_there_and_back, &g,
+                              (size_t)back_at + (size_t)((lin + 7) * GRAPH_BATCH), seed);
+  nvfp4i_operand_destroy(&g.from);
+}
+END_TEST
+
 Suite *scales_relayout_gpu_suite(void) {
   Suite *s = suite_create("scales_relayout gpu");
   TCase *shapes = gpu_tcase("scales_relayout shapes", 300);
@@ -68,5 +130,8 @@ Suite *scales_relayout_gpu_suite(void) {
     tcase_add_test(large, relayout_large_matches_reference);
     suite_add_tcase(s, large);
   }
+  TCase *graphs = gpu_tcase("scales_relayout graphs", 120);
+  tcase_add_test(graphs, relayout_graph_replay_matches_direct_launch_and_reference);
+  suite_add_tcase(s, graphs);
   return s;
 }

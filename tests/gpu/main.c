@@ -32,8 +32,9 @@ int gpu_select_cases(const int *first_small, size_t stride, int count, int *sele
 static void *verify_job(void *arg) {
   gpu_verify_job *job = arg;
   nvfp4i_cuda()->cuCtxSetCurrent(gpu_handle->ctx);
-  job->pass = job->gemv ? nvfp4i_verify_gemv(gpu_handle, job->gemv, &job->v)
-                        : nvfp4i_verify_grouped_gemm(gpu_handle, job->grouped, &job->v);
+  job->pass = job->gemv       ? nvfp4i_verify_gemv(gpu_handle, job->gemv, &job->v)
+              : job->relayout ? nvfp4i_verify_scales_relayout(gpu_handle, job->relayout, &job->v)
+                              : nvfp4i_verify_grouped_gemm(gpu_handle, job->grouped, &job->v);
   return NULL;
 }
 
@@ -45,6 +46,15 @@ void gpu_verify_in_threads(int count, gpu_verify_job *jobs) {
   while (started < count && pthread_create(&threads[started], NULL, verify_job, &jobs[started]) == 0) started++;
   for (int t = 0; t < started; t++) pthread_join(threads[t], NULL);
   ck_assert_msg(started == count, "started %d of %d threads", started, count);
+}
+
+void gpu_assert_bytes(const uint8_t *got, const uint8_t *want, size_t bytes, const char *what) {
+  size_t differ = 0, first = 0;
+  for (size_t i = 0; i < bytes; i++)
+    if (got[i] != want[i] && differ++ == 0) first = i;
+  ck_assert_msg(differ == 0, "%s: %zu of %zu bytes differ, first: byte %zu, got 0x%02X, expected 0x%02X "
+                "(NVFP4_TEST_SEED=%llu)", what, differ, bytes, first, got[first], want[first],
+                (unsigned long long)run_seed);
 }
 
 /* NVFP4_TEST_SEED (a decimal integer), or the time. 0 and a message when the variable is malformed. */

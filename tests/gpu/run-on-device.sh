@@ -1,7 +1,7 @@
 #!/bin/sh
 # One device call: the GPU suites, memcheck, racecheck and synccheck on their small cases, the GPU MODE
-# benchmarks of both operations (the grouped GEMM with NVFP4 and f16 activations), dequantize's and
-# quantize's, with their measured ceilings, and the SASS; every log under $OUT. Run from the repository root on the GPU machine after
+# benchmarks of both operations (the grouped GEMM with NVFP4 and f16 activations), dequantize's,
+# quantize's and scale relayout's, with their measured ceilings, and the SASS; every log under $OUT. Run from the repository root on the GPU machine after
 # `make all tests` built build/ (Check is linked statically).
 # Every step has a time limit: a hung kernel would otherwise hang every later step too.
 set -u
@@ -25,11 +25,13 @@ timeout 180 build/bin/nvfp4 bench dequantize --gpumode --iters 30 --csv "$OUT/be
   > "$OUT/bench_dequantize.txt" 2>&1 || status=1
 timeout 120 build/bin/nvfp4 bench quantize --iters 30 --csv "$OUT/bench_quantize.csv" \
   > "$OUT/bench_quantize.txt" 2>&1 || status=1
+timeout 120 build/bin/nvfp4 bench relayout --gpumode --iters 30 --csv "$OUT/bench_relayout.csv" \
+  > "$OUT/bench_relayout.txt" 2>&1 || status=1
 cuobjdump --dump-sass build/nvfp4.fatbin > "$OUT/sass.txt" 2>&1
 printf 'HGMMA %s, LDL/STL %s\n' "$(grep -c HGMMA "$OUT/sass.txt")" "$(grep -c -E 'LDL|STL' "$OUT/sass.txt")" \
   > "$OUT/sass_summary.txt"
 cat "$OUT/info.txt"; grep -E "^gpu_tests: seed|^[0-9]+%|:F:|:E:" "$OUT/gpu_tests.txt"
 tail -n 2 "$OUT/memcheck.txt" "$OUT/racecheck.txt" "$OUT/synccheck.txt"
 cat "$OUT/bench_gemv.txt" "$OUT/bench_grouped.txt" "$OUT/bench_dequantize.txt" "$OUT/bench_quantize.txt" \
-  "$OUT/sass_summary.txt"
+  "$OUT/bench_relayout.txt" "$OUT/sass_summary.txt"
 exit $status

@@ -26,10 +26,12 @@ uint64_t gpu_seed(uint64_t salt);
  * all, or with NVFP4_GPU_QUICK=1 the small ones. Writes their indices to selected; returns how many. */
 int gpu_select_cases(const int *first_small, size_t stride, int count, int *selected);
 
-/* One check of a GEMV or (gemv NULL) a grouped GEMM case against the reference, for gpu_verify_in_threads. */
+/* One check of a GEMV, a scale relayout or (both NULL) a grouped GEMM case against the reference, for
+ * gpu_verify_in_threads. */
 typedef struct gpu_verify_job {
   const nvfp4i_gemv_case *gemv;
   const nvfp4i_grouped_case *grouped;
+  const nvfp4i_relayout_case *relayout;
   nvfp4i_verdict v;
   int pass;
 } gpu_verify_job;
@@ -45,6 +47,9 @@ void gpu_verify_in_threads(int count, gpu_verify_job *jobs);
 #define GROUPS(count, ms, ns, ks)                                                                          \
   .groups = count, .m = ARRAY ms, .m_count = LENGTH ms, .n = ARRAY ns, .n_count = LENGTH ns, .k = ARRAY ks,     \
   .k_count = LENGTH ks
+
+/* Fails the current test unless got's `bytes` are want's, naming `what`, how many differ and the first. */
+void gpu_assert_bytes(const uint8_t *got, const uint8_t *want, size_t bytes, const char *what);
 
 /* A test case tagged "gpu" with the given timeout in seconds. */
 TCase *gpu_tcase(const char *name, double timeout);

@@ -73,6 +73,7 @@ static const cli_case help_cases[] = {
     {ARGS("bench", "grouped-gemm", "--help"), "usage: nvfp4 bench grouped-gemm ["},
     {ARGS("bench", "dequantize", "--help"), "usage: nvfp4 bench dequantize ["},
     {ARGS("bench", "quantize", "--help"), "usage: nvfp4 bench quantize ["},
+    {ARGS("bench", "relayout", "--help"), "usage: nvfp4 bench relayout ["},
 };
 
 START_TEST(each_command_prints_its_own_help) {
@@ -146,6 +147,15 @@ static const cli_case usage_cases[] = {
     {ARGS("bench", "quantize", "--dtype", "int4"), "--dtype: 'int4'"},
     {ARGS("bench", "quantize", "--n", "64"), "unrecognized option '--n'"},
     {ARGS("bench", "quantize", "--layout", "blocked"), "unrecognized option '--layout'"},
+    {ARGS("bench", "relayout", "--m", "64"), "a relayout shape needs one --m (>= 1) and a --k"},
+    {ARGS("bench", "relayout", "--k", "256"), "a relayout shape needs one --m (>= 1) and a --k"},
+    {ARGS("bench", "relayout", "--m", "64,2", "--k", "256"), "a relayout shape needs one --m (>= 1) and a --k"},
+    {ARGS("bench", "relayout", "--m", "0", "--k", "256"), "a relayout shape needs one --m (>= 1) and a --k"},
+    {ARGS("bench", "relayout", "--m", "64", "--k", "256", "--gpumode"), "without --gpumode"},
+    {ARGS("bench", "relayout", "--to", "tiled"), "--to: 'tiled' is not one of linear blocked"},
+    {ARGS("bench", "relayout", "--dtype", "f16"), "unrecognized option '--dtype'"},
+    {ARGS("bench", "relayout", "--layout", "blocked"), "unrecognized option '--layout'"},
+    {ARGS("bench", "dequantize", "--to", "linear"), "unrecognized option '--to'"},
     {ARGS("frobnicate"), "unknown command 'frobnicate'"},
 };
 
@@ -159,6 +169,7 @@ END_TEST
 static const char *const *const kernel_commands[] = {
     ARGS("bench"), ARGS("bench", "--gpumode"), ARGS("info"), ARGS("verify", "gemv"), ARGS("verify", "grouped-gemm"),
     ARGS("bench", "dequantize"), ARGS("verify", "dequantize"), ARGS("bench", "quantize"), ARGS("verify", "quantize"),
+    ARGS("bench", "relayout"),
 };
 
 START_TEST(without_a_driver_commands_exit_1_saying_so) {
@@ -253,6 +264,36 @@ START_TEST(bench_quantize_takes_a_shape_and_an_input_type_on_the_fake_driver) {
 }
 END_TEST
 
+START_TEST(bench_relayout_takes_a_shape_and_a_direction_on_the_fake_driver) {
+  char csv[] = "/tmp/nvfp4-bench-XXXXXX";
+  int fd = mkstemp(csv);
+  ck_assert_int_ge(fd, 0);
+  run r;
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "relayout", "--m", "300", "--k", "544", "--iters", "2",
+                                                     "--sets", "2", "--csv", csv), &r);
+  assert_run(&r, 0, "custom-lin2blk    300    544 linear  blocked", "bench relayout, into BLOCKED by default");
+  char text[4096];
+  ssize_t n = pread(fd, text, sizeof text - 1, 0);
+  text[n > 0 ? n : 0] = '\0';
+  close(fd);
+  unlink(csv);
+  /* 300 x 34 scales read, 3 x 9 whole tiles of 512 bytes written */
+  ck_assert_msg(strstr(text, "\nrelayout,nvfp4,custom-lin2blk,1,\"300\",0,544,1,") != NULL &&
+                    strstr(text, ",24024,0,") != NULL,
+                "no relayout row of 24024 bytes in the CSV:\n%s", text);
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "relayout", "--m", "300", "--k", "544", "--to",
+                                                     "linear", "--iters", "1", "--sets", "1"), &r);
+  assert_run(&r, 0, "custom-blk2lin    300    544 blocked linear", "bench relayout --to linear");
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "relayout", "--iters", "1", "--sets", "1"), &r);
+  assert_run(&r, 0, "rly-lin2blk     16384  16384 linear  blocked", "bench relayout");
+  assert_run(&r, 0, "rly-blk2lin     16384  16384 blocked linear", "bench relayout");
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "relayout", "--gpumode", "--to", "linear", "--iters",
+                                                     "1", "--sets", "1"), &r);
+  assert_run(&r, 0, "rly-blk2lin", "bench relayout --gpumode --to linear");
+  ck_assert_msg(strstr(r.output, "rly-lin2blk") == NULL, "a row into BLOCKED besides:\n%s", r.output);
+}
+END_TEST
+
 START_TEST(bench_gpumode_takes_one_kind_of_activations_on_the_fake_driver) {
   run r;
   run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA),
@@ -333,6 +374,7 @@ Suite *cli_suite(void) {
   tcase_add_test(fake, bench_gpumode_takes_one_kind_of_activations_on_the_fake_driver);
   tcase_add_test(fake, bench_dequantize_takes_a_shape_and_an_output_type_on_the_fake_driver);
   tcase_add_test(fake, bench_quantize_takes_a_shape_and_an_input_type_on_the_fake_driver);
+  tcase_add_test(fake, bench_relayout_takes_a_shape_and_a_direction_on_the_fake_driver);
   tcase_add_test(fake, verify_fails_an_output_nothing_wrote);
   tcase_add_test(fake, dense_activations_run_the_w4a16_entry_of_their_type);
   tcase_add_test(fake, info_lists_the_kernels_on_the_fake_driver);
