@@ -1,6 +1,7 @@
-/* ptx/sm90a/dequantize_layout.h - the dequantize kernel's layout: entry name, launch shape, shared memory and
- * the parameter block. dequantize.ptx includes it through cpp and host/dequantize.c through the C compiler,
- * which checks its parameter struct against these offsets. Only #defines: PTX reads them too. */
+/* ptx/sm90a/dequantize_layout.h - the dequantize kernels' layout: entry names, launch shape, shared memory and
+ * the parameter blocks of the single-tensor entry and the grouped one. dequantize.ptx includes it through cpp
+ * and host/dequantize.c through the C compiler, which checks its parameter structs against these offsets.
+ * Only #defines: PTX reads them too. */
 #ifndef NVFP4_PTX_SM90A_DEQUANTIZE_LAYOUT_H
 #define NVFP4_PTX_SM90A_DEQUANTIZE_LAYOUT_H
 
@@ -58,5 +59,37 @@
 /* u32  1: every output row starts 16-byte aligned (16-byte stores); 0: 4- or 2-byte stores */
 #define DEQ_P_VECTOR_STORES 128
 #define DEQ_PARAM_BYTES 132        /* DEQ_P_VECTOR_STORES + 4 */
+
+/* --- The grouped entry (GDQ_ENTRY): G tensors of one batch each, every group with its own data, scales,
+ * rows, K, strides, scale layout and destination, one output type per launch. The same launch shape, strips,
+ * staging area and output types as DEQ_ENTRY. Only groups with rows are in the block, in the caller's order;
+ * their strips are numbered in that order (group, row, strip), group g's from strip_start[g], and warp w of the
+ * grid takes strips w, w + W, w + 2W, ... (W warps in the grid), finding each one's group by a binary search
+ * over strip_start. */
+#define GDQ_ENTRY nvfp4_grouped_dequantize_sm90a
+#define GDQ_MAX_GROUPS 256         /* groups with rows per launch; a call with more launches again */
+
+/* The parameter block, one .param .b8 array of GDQ_PARAM_BYTES (over 4 KB: PTX ISA 8.1, sm_70 and later). */
+#define GDQ_P_NUM_GROUPS 0         /* u32  groups in the block, 1 .. GDQ_MAX_GROUPS */
+#define GDQ_P_TOTAL_STRIPS 4       /* u32  strips of every group, below 2^31 */
+#define GDQ_P_OUT_DTYPE 8          /* u32  DEQ_DTYPE_* of every destination */
+#define GDQ_P_STRIP_START 12       /* u32 x GDQ_MAX_GROUPS: group g's first strip (0 for g = 0), rising */
+#define GDQ_P_DESCS 1040           /* GDQ_MAX_GROUPS descriptors of GDQ_DESC_BYTES (4 bytes unused before) */
+#define GDQ_DESC_BYTES 80
+#define GDQ_PARAM_BYTES 21520      /* GDQ_P_DESCS + GDQ_MAX_GROUPS * GDQ_DESC_BYTES, a literal for the PTX */
+
+/* One group's descriptor: DEQ_P_*'s fields of one batch. The data pointer and ld are multiples of 16. */
+#define GDQ_D_IN 0                 /* u64  packed e2m1, even k in the low nibble */
+#define GDQ_D_IN_SF 8              /* u64  e4m3 block scales */
+#define GDQ_D_OUT 16               /* u64  destination, element-aligned */
+#define GDQ_D_IN_LD 24             /* u64  bytes between rows of data */
+#define GDQ_D_OUT_LD_BYTES 32      /* u64  bytes between destination rows */
+#define GDQ_D_SF_ROW_STEP128 40    /* u64 x3: the scale-row steps, as DEQ_P_SF_ROW_STEP* */
+#define GDQ_D_SF_ROW_STEP32 48
+#define GDQ_D_SF_ROW_STEP1 56
+#define GDQ_D_CHUNKS_PER_ROW 64    /* u32  K / 32 */
+#define GDQ_D_STRIPS_PER_ROW 68    /* u32  ceil(K / 1024) */
+#define GDQ_D_SF_PAIR_STEP 72      /* u32  as DEQ_P_SF_PAIR_STEP: LINEAR 4, BLOCKED 512 */
+#define GDQ_D_VECTOR_STORES 76     /* u32  as DEQ_P_VECTOR_STORES, for this group's destination rows */
 
 #endif
