@@ -1,7 +1,12 @@
-/* nvfp4_dequantize: validate -> strip walk of the grid -> one launch of nvfp4_dequantize_sm90a
- * (ptx/sm90a/dequantize.ptx; layout and parameter block: dequantize_layout.h). */
+/* nvfp4_dequantize: validate -> strip walk of the grid -> one launch of nvfp4_dequantize_sm90a; and the
+ * library's grouped dequantize (dequantize.h): every group's strips numbered in one walk -> one launch of
+ * nvfp4_grouped_dequantize_sm90a per GDQ_MAX_GROUPS groups (ptx/sm90a/dequantize.ptx; layout and parameter
+ * blocks: dequantize_layout.h). */
+#include "dequantize.h"
+
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "error.h"
 #include "format.h"
@@ -62,10 +67,66 @@ static nvfp4_status validate(const nvfp4_handle *h, const nvfp4_tensor *in, cons
   return status;
 }
 
-/* Whether every output row starts 16-byte aligned: the kernel's 16-byte stores, else its 4- and 2-byte ones. */
-static int rows_16_byte_aligned(const nvfp4_tensor *in, const nvfp4_output *out, int64_t esize) {
-  return (uintptr_t)out->data % 16 == 0 && (in->rows == 1 || out->ld * esize % 16 == 0) &&
-         (in->batch == 1 || out->batch_stride * esize % 16 == 0);
+/* The grouped entry's descriptor of one group, and its whole parameter block. */
+typedef struct gdq_desc {
+  uint64_t in, in_sf, out, in_ld, out_ld_bytes, sf_row_step128, sf_row_step32, sf_row_step1;
+  uint32_t chunks_per_row, strips_per_row, sf_pair_step, vector_stores;
+} gdq_desc;
+
+typedef struct gdq_params {
+  uint32_t num_groups, total_strips, out_dtype;
+  uint32_t strip_start[GDQ_MAX_GROUPS];
+  gdq_desc desc[GDQ_MAX_GROUPS];
+} gdq_params;
+
+#define GDQ_AT(type, field, offset) _Static_assert(offsetof(type, field) == (offset), #offset);
+GDQ_AT(gdq_desc, in, GDQ_D_IN)
+GDQ_AT(gdq_desc, in_sf, GDQ_D_IN_SF)
+GDQ_AT(gdq_desc, out, GDQ_D_OUT)
+GDQ_AT(gdq_desc, in_ld, GDQ_D_IN_LD)
+GDQ_AT(gdq_desc, out_ld_bytes, GDQ_D_OUT_LD_BYTES)
+GDQ_AT(gdq_desc, sf_row_step128, GDQ_D_SF_ROW_STEP128)
+GDQ_AT(gdq_desc, sf_row_step32, GDQ_D_SF_ROW_STEP32)
+GDQ_AT(gdq_desc, sf_row_step1, GDQ_D_SF_ROW_STEP1)
+GDQ_AT(gdq_desc, chunks_per_row, GDQ_D_CHUNKS_PER_ROW)
+GDQ_AT(gdq_desc, strips_per_row, GDQ_D_STRIPS_PER_ROW)
+GDQ_AT(gdq_desc, sf_pair_step, GDQ_D_SF_PAIR_STEP)
+GDQ_AT(gdq_desc, vector_stores, GDQ_D_VECTOR_STORES)
+GDQ_AT(gdq_params, num_groups, GDQ_P_NUM_GROUPS)
+GDQ_AT(gdq_params, total_strips, GDQ_P_TOTAL_STRIPS)
+GDQ_AT(gdq_params, out_dtype, GDQ_P_OUT_DTYPE)
+GDQ_AT(gdq_params, strip_start, GDQ_P_STRIP_START)
+GDQ_AT(gdq_params, desc, GDQ_P_DESCS)
+#undef GDQ_AT
+_Static_assert(sizeof(gdq_desc) == GDQ_DESC_BYTES, "GDQ_DESC_BYTES");
+_Static_assert(sizeof(gdq_params) == GDQ_PARAM_BYTES, "GDQ_PARAM_BYTES");
+_Static_assert(GDQ_PARAM_BYTES == GDQ_P_DESCS + GDQ_MAX_GROUPS * GDQ_DESC_BYTES, "GDQ_PARAM_BYTES");
+_Static_assert(GDQ_PARAM_BYTES <= 32764, "the kernel parameter limit of sm_70 and later");
+
+/* The largest strip count of one grouped launch: the kernel numbers strips, and adds the grid's stride to
+ * them, in 32 bits. */
+#define GDQ_MAX_STRIPS INT32_MAX
+
+/* Whether every output row starts 16-byte aligned (rows ld_bytes apart, batches batch_bytes apart): the
+ * kernels' 16-byte stores, else their 4- and 2-byte ones. */
+static int rows_16_byte_aligned(const void *out, int64_t rows, int64_t ld_bytes, int64_t batch,
+                                int64_t batch_bytes) {
+  return (uintptr_t)out % 16 == 0 && (rows == 1 || ld_bytes % 16 == 0) && (batch == 1 || batch_bytes % 16 == 0);
+}
+
+/* CTAs of kernel id that stay resident on the device: registers and the warps' staging areas (smem bytes a
+ * CTA) permitting, at least one per SM. */
+static uint64_t resident_ctas(const nvfp4_handle *h, nvfp4i_kernel_id id, uint32_t smem) {
+  uint32_t ctas_per_sm = DEQ_SM_SMEM / (smem + DEQ_SMEM_RESERVE);
+  uint32_t blocks_per_sm = (uint32_t)h->kernels[id].blocks_per_sm;
+  if (ctas_per_sm > blocks_per_sm) ctas_per_sm = blocks_per_sm;
+  if (ctas_per_sm < 1) ctas_per_sm = 1;
+  return (uint64_t)h->sm_count * ctas_per_sm;
+}
+
+static uint32_t strips_per_row(int64_t k) {
+  uint32_t chunks_per_row = (uint32_t)(k / DEQ_CHUNK_ELEMS);
+  return (chunks_per_row + DEQ_STRIP_CHUNKS - 1) / DEQ_STRIP_CHUNKS;
 }
 
 NVFP4_API nvfp4_status nvfp4_dequantize(nvfp4_handle *h, const nvfp4_tensor *in, const nvfp4_output *out,
@@ -74,21 +135,16 @@ NVFP4_API nvfp4_status nvfp4_dequantize(nvfp4_handle *h, const nvfp4_tensor *in,
   nvfp4_status status = validate(h, in, out);
   if (status != NVFP4_STATUS_SUCCESS) return status;
 
-  /* As many CTAs as stay resident (registers and each warp's staging area permitting), fewer where the
-   * strips run out first; their warps stride over the strips in (batch, row, strip) order. */
+  /* As many CTAs as stay resident, fewer where the strips run out first; their warps stride over the strips
+   * in (batch, row, strip) order. */
   int64_t esize = nvfp4i_dtype_size(out->dtype);
   uint32_t smem = (uint32_t)DEQ_SMEM_BYTES(esize);
-  uint32_t ctas_per_sm = DEQ_SM_SMEM / (smem + DEQ_SMEM_RESERVE);
-  uint32_t blocks_per_sm = (uint32_t)h->kernels[NVFP4I_KERNEL_DEQUANTIZE].blocks_per_sm;
-  if (ctas_per_sm > blocks_per_sm) ctas_per_sm = blocks_per_sm;
-  if (ctas_per_sm < 1) ctas_per_sm = 1;
-  uint32_t chunks_per_row = (uint32_t)(in->k / DEQ_CHUNK_ELEMS);
-  uint32_t strips_per_row = (chunks_per_row + DEQ_STRIP_CHUNKS - 1) / DEQ_STRIP_CHUNKS;
-  uint64_t strips_per_batch = (uint64_t)in->rows * strips_per_row;
-  uint64_t ctas = (uint64_t)h->sm_count * ctas_per_sm;
+  uint32_t chunks_per_row = (uint32_t)(in->k / DEQ_CHUNK_ELEMS), spr = strips_per_row(in->k);
+  uint64_t strips_per_batch = (uint64_t)in->rows * spr;
+  uint64_t ctas = resident_ctas(h, NVFP4I_KERNEL_DEQUANTIZE, smem);
   if ((uint64_t)in->batch <= ctas * DEQ_WARPS / strips_per_batch) /* fewer strips than resident warps */
     ctas = ((uint64_t)in->batch * strips_per_batch + DEQ_WARPS - 1) / DEQ_WARPS;
-  uint64_t warps = ctas * DEQ_WARPS, rows_stepped = warps / strips_per_row;
+  uint64_t warps = ctas * DEQ_WARPS, rows_stepped = warps / spr;
 
   nvfp4i_sf_steps sf = nvfp4i_sf_steps_of(in);
   deq_params p = {
@@ -106,13 +162,14 @@ NVFP4_API nvfp4_status nvfp4_dequantize(nvfp4_handle *h, const nvfp4_tensor *in,
       .batch = (uint64_t)in->batch,
       .rows = (uint32_t)in->rows,
       .chunks_per_row = chunks_per_row,
-      .strips_per_row = strips_per_row,
+      .strips_per_row = spr,
       .sf_pair_step = sf.quad_step,
-      .step_strips = (uint32_t)(warps % strips_per_row),
+      .step_strips = (uint32_t)(warps % spr),
       .step_rows = (uint32_t)(rows_stepped % (uint64_t)in->rows),
       .step_batches = (uint32_t)(rows_stepped / (uint64_t)in->rows),
       .out_dtype = (uint32_t)out->dtype,
-      .vector_stores = (uint32_t)rows_16_byte_aligned(in, out, esize),
+      .vector_stores = (uint32_t)rows_16_byte_aligned(out->data, in->rows, out->ld * esize, in->batch,
+                                                      out->batch_stride * esize),
   };
   void *params[] = {&p};
   nvfp4i_launch launch = {
@@ -122,4 +179,123 @@ NVFP4_API nvfp4_status nvfp4_dequantize(nvfp4_handle *h, const nvfp4_tensor *in,
       .params = params,
   };
   return nvfp4i_launch_kernel(h, NVFP4I_KERNEL_DEQUANTIZE, &launch, stream);
+}
+
+/* ---- the grouped dequantize */
+
+/* One call: its groups, their destinations and the output type. */
+typedef struct gdq_call {
+  int num_groups;
+  const nvfp4_tensor *in;
+  void *const *out_data;
+  const int64_t *out_ld;
+  nvfp4_dtype dtype;
+} gdq_call;
+
+/* The message of a failed check of group g, which names the field ("in.k", "out.ld"), prefixed with the
+ * group: formatted on failure only, so that checking 256 valid groups formats nothing. */
+static nvfp4_status fail_in_group(nvfp4_status status, int g) {
+  char detail[256];
+  snprintf(detail, sizeof detail, "%s", nvfp4_last_error());
+  return nvfp4i_fail(status, "grouped dequantize, group %d: %s", g, detail);
+}
+
+/* What the launch needs of group g with rows: a tensor to read with 16-byte loads, one batch, and a
+ * destination of rows x k elements. */
+static nvfp4_status check_group(const gdq_call *call, int g) {
+  const nvfp4_tensor *in = &call->in[g];
+  nvfp4_status status = nvfp4i_validate_tensor("in", in, 1);
+  if (status == NVFP4_STATUS_SUCCESS && in->batch != 1)
+    status = nvfp4i_fail(NVFP4_STATUS_INVALID_VALUE, "in.batch = %lld: every group has batch 1",
+                         (long long)in->batch);
+  if (status == NVFP4_STATUS_SUCCESS) status = nvfp4i_validate_vector_alignment("in", in);
+  if (status == NVFP4_STATUS_SUCCESS) {
+    nvfp4_output out = {call->out_data[g], call->out_ld[g], 0, call->dtype};
+    status = nvfp4i_validate_output("out", &out, in->rows, in->k, 1);
+  }
+  return status == NVFP4_STATUS_SUCCESS ? status : fail_in_group(status, g);
+}
+
+static uint64_t group_strips(const nvfp4_tensor *in) { return (uint64_t)in->rows * strips_per_row(in->k); }
+
+/* The arguments, every group with rows, and every launch's strip count, before anything launches. */
+static nvfp4_status check_call(const nvfp4_handle *h, const gdq_call *call) {
+  const nvfp4_status bad = NVFP4_STATUS_INVALID_VALUE;
+  if (h == NULL) return nvfp4i_fail(bad, "grouped dequantize: h is NULL");
+  if (call->num_groups < 0)
+    return nvfp4i_fail(bad, "grouped dequantize: num_groups = %d: must be >= 0", call->num_groups);
+  if (call->num_groups > 0 && (call->in == NULL || call->out_data == NULL || call->out_ld == NULL))
+    return nvfp4i_fail(bad, "grouped dequantize: in, out_data or out_ld is NULL");
+  if (nvfp4i_dtype_size(call->dtype) == 0)
+    return nvfp4i_fail(bad, "grouped dequantize: dtype = %d: not a nvfp4_dtype", (int)call->dtype);
+  uint64_t strips = 0;
+  int work = 0;
+  for (int g = 0; g < call->num_groups; g++) {
+    if (call->in[g].rows == 0) continue;
+    nvfp4_status status = check_group(call, g);
+    if (status != NVFP4_STATUS_SUCCESS) return status;
+    if (work++ % GDQ_MAX_GROUPS == 0) strips = 0;
+    strips += group_strips(&call->in[g]);
+    if (strips > GDQ_MAX_STRIPS)
+      return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "grouped dequantize, group %d: more than 2^31 - 1 strips "
+                         "of %d elements in one launch", g, DEQ_STRIP_CHUNKS * DEQ_CHUNK_ELEMS);
+  }
+  return work > 0 ? nvfp4i_check_kernel(h, NVFP4I_KERNEL_GROUPED_DEQUANTIZE) : NVFP4_STATUS_SUCCESS;
+}
+
+static gdq_desc group_desc(const gdq_call *call, int g) {
+  const nvfp4_tensor *in = &call->in[g];
+  int64_t esize = nvfp4i_dtype_size(call->dtype), ld_bytes = call->out_ld[g] * esize;
+  nvfp4i_sf_steps sf = nvfp4i_sf_steps_of(in);
+  return (gdq_desc){
+      .in = (uintptr_t)in->data,
+      .in_sf = (uintptr_t)in->scales,
+      .out = (uintptr_t)call->out_data[g],
+      .in_ld = (uint64_t)in->ld,
+      .out_ld_bytes = (uint64_t)ld_bytes,
+      .sf_row_step128 = sf.step128,
+      .sf_row_step32 = sf.step32,
+      .sf_row_step1 = sf.step1,
+      .chunks_per_row = (uint32_t)(in->k / DEQ_CHUNK_ELEMS),
+      .strips_per_row = strips_per_row(in->k),
+      .sf_pair_step = sf.quad_step,
+      .vector_stores = (uint32_t)rows_16_byte_aligned(call->out_data[g], in->rows, ld_bytes, 1, 0),
+  };
+}
+
+/* Launches the groups with rows of [first, end) (at most GDQ_MAX_GROUPS): their strips numbered in group
+ * order, as many CTAs as stay resident, fewer where the strips run out first. */
+static nvfp4_status launch_groups(nvfp4_handle *h, const gdq_call *call, int first, int end, CUstream stream) {
+  gdq_params p = {.out_dtype = (uint32_t)call->dtype};
+  for (int g = first; g < end; g++) {
+    if (call->in[g].rows == 0) continue;
+    p.strip_start[p.num_groups] = p.total_strips;
+    p.desc[p.num_groups++] = group_desc(call, g);
+    p.total_strips += (uint32_t)group_strips(&call->in[g]);
+  }
+  uint32_t smem = (uint32_t)DEQ_SMEM_BYTES(nvfp4i_dtype_size(call->dtype));
+  uint64_t ctas = resident_ctas(h, NVFP4I_KERNEL_GROUPED_DEQUANTIZE, smem);
+  if (p.total_strips < ctas * DEQ_WARPS) ctas = (p.total_strips + DEQ_WARPS - 1) / DEQ_WARPS;
+  void *params[] = {&p};
+  nvfp4i_launch launch = {
+      .grid = {(unsigned)ctas, 1, 1},
+      .block = {DEQ_THREADS, 1, 1},
+      .dynamic_smem = smem,
+      .params = params,
+  };
+  return nvfp4i_launch_kernel(h, NVFP4I_KERNEL_GROUPED_DEQUANTIZE, &launch, stream);
+}
+
+nvfp4_status nvfp4i_grouped_dequantize(nvfp4_handle *h, int num_groups, const nvfp4_tensor *in,
+                                       void *const *out_data, const int64_t *out_ld, nvfp4_dtype dtype,
+                                       CUstream stream) {
+  const gdq_call call = {num_groups, in, out_data, out_ld, dtype};
+  nvfp4_status status = check_call(h, &call);
+  for (int first = 0; first < num_groups && status == NVFP4_STATUS_SUCCESS;) {
+    int end = first, work = 0;
+    while (end < num_groups && work < GDQ_MAX_GROUPS) work += in[end++].rows > 0;
+    if (work > 0) status = launch_groups(h, &call, first, end, stream);
+    first = end;
+  }
+  return status;
 }

@@ -5,7 +5,8 @@
  * does nothing but count, an event records the host clock. Results are garbage: what it tests is that
  * every path runs, frees what it takes and exits as documented, and (fake_cuda_launches) whether a call
  * launched anything, and (fake_cuda_launch) the entry, the shape and, for the grouped GEMM's entries and the
- * dequantize, quantize and scale relayout entries, the parameter block of each of the last launches.
+ * dequantize (single and grouped), quantize and scale relayout entries, the parameter block of each of the
+ * last launches.
  *
  * FAKE_CUDA_MISSING=name,name: kernel images lack these entries (cuModuleGetFunction: not found).
  */
@@ -40,6 +41,7 @@ static struct {
   unsigned char params[GG_PARAM_BYTES]; /* the parameter block of a grouped GEMM or dequantize entry */
 } kept[FAKE_KEPT];
 _Static_assert(DEQ_PARAM_BYTES <= GG_PARAM_BYTES, "kept[].params holds the dequantize parameter block");
+_Static_assert(GDQ_PARAM_BYTES <= GG_PARAM_BYTES, "kept[].params holds the grouped dequantize parameter block");
 _Static_assert(QNT_PARAM_BYTES <= GG_PARAM_BYTES, "kept[].params holds the quantize parameter block");
 _Static_assert(RLY_PARAM_BYTES <= GG_PARAM_BYTES, "kept[].params holds the scale relayout parameter block");
 
@@ -47,6 +49,7 @@ _Static_assert(RLY_PARAM_BYTES <= GG_PARAM_BYTES, "kept[].params holds the scale
 static size_t kept_param_bytes(const char *entry) {
   if (strncmp(entry, "nvfp4_grouped_gemm_", strlen("nvfp4_grouped_gemm_")) == 0) return GG_PARAM_BYTES;
   if (strcmp(entry, NVFP4_FAKE_STRINGIFY(DEQ_ENTRY)) == 0) return DEQ_PARAM_BYTES;
+  if (strcmp(entry, NVFP4_FAKE_STRINGIFY(GDQ_ENTRY)) == 0) return GDQ_PARAM_BYTES;
   if (strcmp(entry, NVFP4_FAKE_STRINGIFY(QNT_ENTRY)) == 0) return QNT_PARAM_BYTES;
   if (strcmp(entry, NVFP4_FAKE_STRINGIFY(RLY_ENTRY)) == 0) return RLY_PARAM_BYTES;
   return 0;
