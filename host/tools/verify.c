@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cuda_driver.h"
+#include "dequantize.h"
 #include "error.h"
 #include "format.h"
 #include "quantize_ref.h"
@@ -332,17 +333,17 @@ static void inject_special_scales(nvfp4i_operand *op) {
     }
 }
 
-/* Compares row r of batch b of got with want (element pointers of the same layout) bit for bit, any NaN the
- * kernel wrote matching any NaN, then poisons those elements of got so that only stray writes differ from the
- * poison. */
-static void compare_dequantized_row(const nvfp4i_dequantize_case *c, int64_t b, int64_t r, uint8_t *got,
-                                    const uint8_t *want, nvfp4i_verdict *v) {
+/* Compares row r (of k elements of `dtype`) of batch or group b (`unit` says which) of got with want (element
+ * pointers of the same layout) bit for bit, any NaN the kernel wrote matching any NaN, then poisons those
+ * elements of got so that only stray writes differ from the poison. */
+static void compare_dequantized_row(nvfp4_dtype dtype, int64_t k, const char *unit, int64_t b, int64_t r,
+                                    uint8_t *got, const uint8_t *want, nvfp4i_verdict *v) {
   static const uint8_t poison[4] = {POISON_BYTE, POISON_BYTE, POISON_BYTE, POISON_BYTE};
-  int esize = nvfp4i_dtype_size(c->dtype);
-  for (int64_t kk = 0; kk < c->k; kk++) {
+  int esize = nvfp4i_dtype_size(dtype);
+  for (int64_t kk = 0; kk < k; kk++) {
     uint8_t *g = got + kk * esize;
     const uint8_t *w = want + kk * esize;
-    double gv = nvfp4i_output_value(c->dtype, g, 0), wv = nvfp4i_output_value(c->dtype, w, 0);
+    double gv = nvfp4i_output_value(dtype, g, 0), wv = nvfp4i_output_value(dtype, w, 0);
     /* the poison is a NaN the kernel never writes (its NaNs are the canonical 0x7FFF.. ones) */
     int unwritten = memcmp(g, poison, (size_t)esize) == 0;
     int same = memcmp(g, w, (size_t)esize) == 0 || (isnan(gv) && isnan(wv) && !unwritten);
@@ -351,8 +352,9 @@ static void compare_dequantized_row(const nvfp4i_dequantize_case *c, int64_t b, 
       unsigned long long gbits = 0, wbits = 0;
       memcpy(&gbits, g, (size_t)esize);
       memcpy(&wbits, w, (size_t)esize);
-      snprintf(v->detail, sizeof v->detail, "batch %lld row %lld k %lld: got 0x%0*llx (%.9g), expected 0x%0*llx "
-               "(%.9g)", (long long)b, (long long)r, (long long)kk, 2 * esize, gbits, gv, 2 * esize, wbits, wv);
+      snprintf(v->detail, sizeof v->detail, "%s %lld row %lld k %lld: got 0x%0*llx (%.9g), expected 0x%0*llx "
+               "(%.9g)", unit, (long long)b, (long long)r, (long long)kk, 2 * esize, gbits, gv, 2 * esize, wbits,
+               wv);
     }
     memset(g, POISON_BYTE, (size_t)esize);
   }
@@ -397,7 +399,7 @@ int nvfp4i_verify_dequantize(nvfp4_handle *h, const nvfp4i_dequantize_case *c, n
   for (int64_t b = 0; b < c->batch; b++)
     for (int64_t r = 0; r < c->rows; r++) {
       int64_t first = head + (b * batch_stride + r * ld) * esize;
-      compare_dequantized_row(c, b, r, got + first, want + first, v);
+      compare_dequantized_row(c->dtype, c->k, "batch", b, r, got + first, want + first, v);
     }
   v->worst_ratio = v->failures ? INFINITY : 0.0;
   v->clobbered = count_clobbered(got, (int64_t)bytes, NULL); /* the results are poison again */
@@ -411,6 +413,99 @@ free_host:
   free(want);
   return v->status == NVFP4_STATUS_SUCCESS && v->failures == 0 && v->clobbered == 0 &&
          v->checked == c->rows * c->k * c->batch;
+}
+
+/* Where group g's destination starts in the grouped check's buffer: past a poisoned guard, 16-byte aligned, then
+ * out_offset bytes further on odd groups; *end is the byte after its last element. */
+static int64_t grouped_destination(const nvfp4i_grouped_dequantize_case *c, int g, int64_t rows, int64_t k,
+                                   int64_t cursor, int64_t *end) {
+  int esize = nvfp4i_dtype_size(c->dtype);
+  int64_t start = (cursor + DEQ_GUARD_BYTES + 15) / 16 * 16 + (g % 2 ? c->out_offset : 0);
+  *end = start + (rows > 0 ? ((rows - 1) * (k + c->out_pad) + k) * esize : 0);
+  return start;
+}
+
+int nvfp4i_verify_grouped_dequantize(nvfp4_handle *h, const nvfp4i_grouped_dequantize_case *c,
+                                     nvfp4i_verdict *v) {
+  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
+  memset(v, 0, sizeof *v);
+  snprintf(v->detail, sizeof v->detail, "every element matched");
+  nvfp4i_rng rng = {c->seed};
+  int G = c->groups, created = 0;
+  size_t n = (size_t)(G > 0 ? G : 1);
+  nvfp4i_operand *ops = calloc(n, sizeof *ops);
+  nvfp4_tensor *in = calloc(n, sizeof *in);
+  void **outs = calloc(n, sizeof *outs);
+  int64_t *lds = calloc(n, sizeof *lds), *starts = calloc(n, sizeof *starts), expected = 0, bytes = 0;
+  uint8_t *got = NULL, *want = NULL;
+  CUdeviceptr d_out = 0;
+  if (!ops || !in || !outs || !lds || !starts) {
+    v->status = nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "verify: no host memory");
+    goto free_host;
+  }
+  for (int g = 0; g < G; g++) {
+    int64_t rows = c->rows[g % c->rows_count], k = c->k[g % c->k_count];
+    starts[g] = grouped_destination(c, g, rows, k, bytes, &bytes);
+    lds[g] = k + c->out_pad;
+    expected += rows * k;
+    if (rows == 0) { /* an empty group: nothing to read, its pointers NULL; its destination must stay poison */
+      in[g] = (nvfp4_tensor){NULL, NULL, 0, k, 1, k / 2, 0, k / 16, 0, c->layouts[g % c->layout_count]};
+      continue;
+    }
+    v->status = nvfp4i_operand_create(&ops[g], rows, k, 1, c->layouts[g % c->layout_count], c->pad, &rng);
+    if (v->status != NVFP4_STATUS_SUCCESS) goto free_operands;
+    created = g + 1;
+    if (c->special_rows) {
+      inject_special_scales(&ops[g]);
+      v->status = nvfp4i_operand_upload(&ops[g]);
+      if (v->status != NVFP4_STATUS_SUCCESS) goto free_operands;
+    }
+    in[g] = ops[g].dev;
+  }
+  bytes += DEQ_GUARD_BYTES;
+  got = malloc((size_t)bytes);
+  want = malloc((size_t)bytes);
+  if (!got || !want) {
+    v->status = nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "verify: no host memory");
+    goto free_operands;
+  }
+  NVFP4_CU_TRY(cu->cuMemAlloc(&d_out, (size_t)bytes), v->status, free_operands);
+  NVFP4_CU_TRY(cu->cuMemsetD8(d_out, POISON_BYTE, (size_t)bytes), v->status, free_out);
+  for (int g = 0; g < G; g++) outs[g] = (void *)(uintptr_t)(d_out + (CUdeviceptr)starts[g]);
+
+  v->status = nvfp4i_grouped_dequantize(h, G, in, outs, lds, c->dtype, NULL);
+  if (v->status != NVFP4_STATUS_SUCCESS) goto free_out;
+  NVFP4_CU_TRY(cu->cuCtxSynchronize(), v->status, free_out);
+  NVFP4_CU_TRY(cu->cuMemcpyDtoH(got, d_out, (size_t)bytes), v->status, free_out);
+
+  memset(want, POISON_BYTE, (size_t)bytes);
+  int esize = nvfp4i_dtype_size(c->dtype);
+  for (int g = 0; g < G; g++) {
+    const nvfp4_tensor *t = &ops[g].host;
+    if (in[g].rows == 0) continue;
+    nvfp4_output ref_out = {want + starts[g], lds[g], 0, c->dtype};
+    nvfp4i_dequantize_ref(t, &ref_out);
+    for (int64_t r = 0; r < t->rows; r++) {
+      int64_t first = starts[g] + r * lds[g] * esize;
+      compare_dequantized_row(c->dtype, t->k, "group", g, r, got + first, want + first, v);
+    }
+  }
+  v->worst_ratio = v->failures ? INFINITY : 0.0;
+  v->clobbered = count_clobbered(got, bytes, NULL); /* the results are poison again */
+
+free_out:
+  cu->cuMemFree(d_out);
+free_operands:
+  for (int g = 0; g < created; g++) nvfp4i_operand_destroy(&ops[g]);
+free_host:
+  free(got);
+  free(want);
+  free(ops);
+  free(in);
+  free(outs);
+  free(lds);
+  free(starts);
+  return v->status == NVFP4_STATUS_SUCCESS && v->failures == 0 && v->clobbered == 0 && v->checked == expected;
 }
 
 /* ---- quantize */

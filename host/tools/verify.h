@@ -88,6 +88,32 @@ typedef struct nvfp4i_dequantize_case {
  * everything matched. */
 int nvfp4i_verify_dequantize(nvfp4_handle *h, const nvfp4i_dequantize_case *c, nvfp4i_verdict *v);
 
+/* A grouped dequantize check, of the library's internal nvfp4i_grouped_dequantize (host/dequantize.h): `groups`
+ * tensors of batch 1, group g with rows[g % rows_count] rows (0: an empty group, its pointers NULL), K =
+ * k[g % k_count] and scale layout layouts[g % layout_count], each from testdata.h's nvfp4i_operand_create (pad
+ * as there) with special_rows' NaN and zero scales as nvfp4i_dequantize_case's; all into `dtype` in one
+ * buffer, each group's destination rows ld = K + out_pad elements apart, 16-byte aligned on even groups and
+ * out_offset bytes (a multiple of the element size) past a 16-byte boundary on odd ones, poisoned guard bytes
+ * around every destination (an empty group's too). */
+typedef struct nvfp4i_grouped_dequantize_case {
+  int groups;
+  const int64_t *rows, *k;
+  int rows_count, k_count;
+  const nvfp4_sf_layout *layouts;
+  int layout_count;
+  nvfp4_dtype dtype;
+  uint64_t seed;
+  int64_t pad, out_pad, out_offset;
+  int special_rows;
+} nvfp4i_grouped_dequantize_case;
+
+/* Random operands, the buffer poisoned, one nvfp4i_grouped_dequantize call on the stream 0, then every element
+ * of every group against nvfp4i_dequantize_ref bit for bit (as nvfp4i_verify_dequantize) and every other byte
+ * of the buffer (between rows, between destinations, an empty group's) untouched. Returns 1 when the call
+ * succeeded and everything matched. */
+int nvfp4i_verify_grouped_dequantize(nvfp4_handle *h, const nvfp4i_grouped_dequantize_case *c,
+                                     nvfp4i_verdict *v);
+
 /* A quantize check: a dense input (rows x k x batch of `dtype`, ld = k + in_pad elements, in_batch_pad more
  * between batches, starting in_offset bytes, a multiple of the element size, past a 16-byte boundary: the
  * element-load path) of random blocks, a third of them adversarial (amax / 6 on an e4m3 value or midpoint and

@@ -101,8 +101,8 @@ int main(void) {
     fprintf(stderr, "gpu_tests: cannot make the handle's context current\n");
     return EXIT_FAILURE;
   }
-  /* NVFP4_GPU_SUITE=gemv, grouped, w4a16, dequantize, quantize, relayout, probes or contract runs one suite
-   * only */
+  /* NVFP4_GPU_SUITE=gemv, grouped, w4a16, dequantize, grouped_dequantize, quantize, relayout, probes or
+   * contract runs one suite only */
   const char *only = getenv("NVFP4_GPU_SUITE");
   struct {
     const char *name;
@@ -111,6 +111,7 @@ int main(void) {
                 {"grouped", grouped_gemm_gpu_suite},
                 {"w4a16", w4a16_gpu_suite},
                 {"dequantize", dequantize_gpu_suite},
+                {"grouped_dequantize", grouped_dequantize_gpu_suite},
                 {"quantize", quantize_gpu_suite},
                 {"relayout", scales_relayout_gpu_suite},
                 {"probes", probes_gpu_suite},
@@ -123,8 +124,8 @@ int main(void) {
       added++;
     }
   if (added == 0) { /* a run that tests nothing has not passed */
-    fprintf(stderr, "gpu_tests: NVFP4_GPU_SUITE=%s names no suite (gemv, grouped, w4a16, dequantize, quantize, "
-            "relayout, probes, contract)\n", only);
+    fprintf(stderr, "gpu_tests: NVFP4_GPU_SUITE=%s names no suite (gemv, grouped, w4a16, dequantize, "
+            "grouped_dequantize, quantize, relayout, probes, contract)\n", only);
     srunner_free(runner);
     nvfp4_destroy(gpu_handle);
     return EXIT_FAILURE;

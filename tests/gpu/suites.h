@@ -60,6 +60,7 @@ Suite *probes_gpu_suite(void);
 Suite *contract_gpu_suite(void);
 Suite *w4a16_gpu_suite(void);
 Suite *dequantize_gpu_suite(void);
+Suite *grouped_dequantize_gpu_suite(void);
 Suite *quantize_gpu_suite(void);
 Suite *scales_relayout_gpu_suite(void);
 
