@@ -15,6 +15,7 @@ Suite *scales_relayout_suite(void);
 Suite *api_suite(void);
 Suite *w4a16_suite(void);
 Suite *dequantize_suite(void);
+Suite *grouped_dequantize_suite(void);
 Suite *image_suite(void);
 Suite *bench_suite(void);
 Suite *cli_suite(void);
