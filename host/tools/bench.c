@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dequantize.h"
 #include "error.h"
 #include "format.h"
 #include "launch.h"
@@ -460,6 +461,74 @@ nvfp4_status nvfp4i_bench_dequantize(nvfp4_handle *h, int64_t m, int64_t k, nvfp
 out:
   free(d.in);
   free(d.out);
+  pools_destroy(&p);
+  sets_destroy(&sets);
+  return status;
+}
+
+/* ---- the library's grouped dequantize (host/dequantize.h) */
+
+typedef struct grouped_dequantize_arg {
+  nvfp4_handle *h;
+  int groups;
+  nvfp4_tensor *in; /* groups per set */
+  void **out;       /* groups per set */
+  const int64_t *ld;
+  nvfp4_dtype dtype;
+} grouped_dequantize_arg;
+
+static nvfp4_status launch_grouped_dequantize(void *arg, int set, CUstream stream) {
+  grouped_dequantize_arg *d = arg;
+  size_t first = (size_t)set * (size_t)d->groups;
+  return nvfp4i_grouped_dequantize(d->h, d->groups, &d->in[first], &d->out[first], d->ld, d->dtype, stream);
+}
+
+nvfp4_status nvfp4i_bench_grouped_dequantize(nvfp4_handle *h, int groups, const int64_t *m, int64_t k,
+                                             nvfp4_dtype dtype, const nvfp4i_bench_method *method,
+                                             nvfp4i_timing *t, double *bytes) {
+  size_t set_bytes = 0, esize = (size_t)nvfp4i_dtype_size(dtype), n = (size_t)groups, largest = 0;
+  nvfp4_tensor *in0 = calloc(n, sizeof *in0);
+  size_t *out_offset = calloc(n, sizeof *out_offset);
+  int64_t *ld = calloc(n, sizeof *ld);
+  grouped_dequantize_arg d = {h, groups, NULL, NULL, ld, dtype};
+  input_sets sets = {0};
+  pools p = {0};
+  nvfp4_status status = NVFP4_STATUS_SUCCESS;
+  if (in0 == NULL || out_offset == NULL || ld == NULL) {
+    status = nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "bench: no host memory");
+    goto out;
+  }
+  *bytes = 0.0;
+  for (int g = 0; g < groups; g++) {
+    in0[g] = place_operand(&set_bytes, m[g], k, 1);
+    out_offset[g] = place(&set_bytes, (size_t)(m[g] * k) * esize);
+    ld[g] = k;
+    *bytes += (double)m[g] * (double)k * (0.5 + 1.0 / 16 + (double)esize);
+    if ((size_t)in0[g].batch_stride > largest) largest = (size_t)in0[g].batch_stride;
+  }
+  status = sets_create(&sets, h, method, set_bytes);
+  if (status == NVFP4_STATUS_SUCCESS) status = pools_create(&p, largest);
+  if (status != NVFP4_STATUS_SUCCESS) goto out;
+  d.in = calloc((size_t)sets.count * n, sizeof *d.in);
+  d.out = calloc((size_t)sets.count * n, sizeof *d.out);
+  if (d.in == NULL || d.out == NULL) {
+    status = nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "bench: no host memory");
+    goto out;
+  }
+  for (int s = 0; s < sets.count && status == NVFP4_STATUS_SUCCESS; s++)
+    for (int g = 0; g < groups && status == NVFP4_STATUS_SUCCESS; g++) {
+      size_t i = (size_t)s * n + (size_t)g;
+      d.in[i] = at_base(in0[g], sets.memory[s]);
+      d.out[i] = (void *)(uintptr_t)(sets.memory[s] + out_offset[g]);
+      status = upload_operand(&d.in[i], &p, (uint64_t)i);
+    }
+  if (status == NVFP4_STATUS_SUCCESS) status = time_sets(launch_grouped_dequantize, &d, sets.count, method->runs, t);
+out:
+  free(d.in);
+  free(d.out);
+  free(in0);
+  free(out_offset);
+  free(ld);
   pools_destroy(&p);
   sets_destroy(&sets);
   return status;

@@ -50,6 +50,14 @@ nvfp4_status nvfp4i_bench_grouped_gemm_w4a16(nvfp4_handle *h, int groups, const 
 nvfp4_status nvfp4i_bench_dequantize(nvfp4_handle *h, int64_t m, int64_t k, nvfp4_dtype dtype,
                                      const nvfp4i_bench_method *method, nvfp4i_timing *t, double *bytes);
 
+/* The library's grouped dequantize (nvfp4i_grouped_dequantize, the grouped GEMM's way to dense activations):
+ * `groups` operands of m[g] x k (random full-range codes and scales, LINEAR; m[g] = 0 an empty group) to
+ * `dtype` in one call. *bytes is its traffic floor: every group's data and scales read once, its output
+ * written once. */
+nvfp4_status nvfp4i_bench_grouped_dequantize(nvfp4_handle *h, int groups, const int64_t *m, int64_t k,
+                                             nvfp4_dtype dtype, const nvfp4i_bench_method *method,
+                                             nvfp4i_timing *t, double *bytes);
+
 /* nvfp4_quantize (global scale 1) of an m x k dense input of `dtype` (random activations, see
  * nvfp4i_random_activation; f32: pairs of bf16 ones read as one f32) into a LINEAR operand. *bytes is one
  * call's traffic floor: the input read once, the data and scales written once. */

@@ -58,7 +58,9 @@ static const char usage_bench_dequantize[] =
     "  output, rows packed) and prints the time per call (median, min, max) and alone, and the bytes moved per\n"
     "  second (data and scales read once, the output written once) and their share of the device copy\n"
     "  bandwidth measured in the same run (the target: 80%).\n"
-    "  --gpumode (the default): 16384 x 16384 to f16 (deq-f16) and to bf16 (deq-bf16), or to --dtype alone\n"
+    "  --gpumode (the default): 16384 x 16384 to f16 (deq-f16) and to bf16 (deq-bf16), or to --dtype alone;\n"
+    "            then the token operands of the grouped GEMM shapes (gdq-gg1 .. gdq-moe1, M the rows of all\n"
+    "            groups) in one call of the library's grouped dequantize, to f16 or --dtype\n"
     "  --dtype: the output type (default f16 for a shape of your own); the CSV's shape column names it\n"
     "  --iters N, --sets N, --csv FILE: as in nvfp4 bench --help\n";
 
@@ -351,6 +353,39 @@ static int bench_grouped_shapes(const bench_run *run, const bench_args *a) {
   return rc;
 }
 
+/* Times the library's grouped dequantize (one launch for every group) on the token operands of the grouped
+ * GEMM workloads: gdq-gg1 .. gdq-moe1, M the sum of their groups' rows, to --dtype (f16 by default, the type
+ * the W4A16 kernel takes them in); 0 when all were measured. */
+static int bench_grouped_dequantize_shapes(const bench_run *run, const bench_args *a) {
+  nvfp4_dtype dtype = a->dtype_given ? a->dtype : NVFP4_DTYPE_F16;
+  int rc = 0;
+  for (int i = 0; i < nvfp4i_grouped_workload_count; i++) {
+    const nvfp4i_grouped_workload *s = &nvfp4i_grouped_workloads[i];
+    char name[32]; /* gdq-<workload> */
+    snprintf(name, sizeof name, "gdq-%s", s->name);
+    int64_t rows = 0;
+    for (int g = 0; g < s->groups; g++) rows += s->m[g];
+    bench_row r = {.op = "grouped-dequantize", .act = "nvfp4", .name = name, .groups = s->groups, .k = s->k,
+                   .l = 1, .flops = 0.0, .read_us = NAN};
+    for (int g = 0, len = 0; g < s->groups && len < (int)sizeof r.m_text - 24; g++)
+      len += snprintf(r.m_text + len, sizeof r.m_text - (size_t)len, g ? ",%lld" : "%lld", (long long)s->m[g]);
+    nvfp4_status st = nvfp4i_bench_grouped_dequantize(run->h, s->groups, s->m, s->k, dtype, &run->method, &r.t,
+                                                      &r.bytes);
+    if (st != NVFP4_STATUS_SUCCESS) {
+      fprintf(stderr, "nvfp4: grouped dequantize %s to %s: %s: %s\n", name, cli_dtype_name(dtype),
+              nvfp4_status_string(st), nvfp4_last_error());
+      rc = 1;
+      continue;
+    }
+    double tbps = r.bytes / (r.t.median_us * 1e-6) / 1e12;
+    printf("%-10s %6lld %6lld %-5s %4d %9.2f %9.2f %9.2f %9.2f %7.3f %6.1f%%\n", name, (long long)rows,
+           (long long)s->k, cli_dtype_name(dtype), r.t.sets, r.t.median_us, r.t.single_us, r.t.min_us, r.t.max_us,
+           tbps, 100.0 * tbps / run->copy_tbps);
+    csv_row(run, &r);
+  }
+  return rc;
+}
+
 /* Times every dequantize shape the arguments name (a shape of one's own: to --dtype, f16 by default; the
  * targets: each of their types, or --dtype's alone); 0 when all were measured. */
 static int bench_dequantize_shapes(const bench_run *run, const bench_args *a) {
@@ -383,7 +418,7 @@ static int bench_dequantize_shapes(const bench_run *run, const bench_args *a) {
            tbps, 100.0 * tbps / run->copy_tbps);
     csv_row(run, &r);
   }
-  return rc;
+  return a->m_count ? rc : rc | bench_grouped_dequantize_shapes(run, a);
 }
 
 /* Times the quantize shape the arguments name: 16384 x 16384, or --m x --k; from --dtype, bf16 by default.

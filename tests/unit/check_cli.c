@@ -203,6 +203,23 @@ START_TEST(bench_runs_every_workload_on_the_fake_driver) {
 }
 END_TEST
 
+/* bench dequantize: the single-tensor target, then the grouped GEMM shapes' tokens through the library's grouped
+ * dequantize, in --dtype; a shape of one's own alone. */
+START_TEST(bench_dequantize_times_the_grouped_shapes_on_the_fake_driver) {
+  run r;
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "dequantize", "--dtype", "bf16", "--iters", "1",
+                                                     "--sets", "1"), &r);
+  static const char *const rows[] = {"deq-bf16    16384  16384 bf16", "gdq-gg1      1024   7168 bf16",
+                                     "gdq-gg2      1024   2048 bf16", "gdq-gg3       512   4096 bf16",
+                                     "gdq-gg4       512   1536 bf16", "gdq-moe1      764   7168 bf16"};
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) assert_run(&r, 0, rows[i], "bench dequantize");
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "dequantize", "--m", "64", "--k", "256", "--iters",
+                                                     "1", "--sets", "1"), &r);
+  assert_run(&r, 0, "custom-f16", "bench dequantize --m --k");
+  ck_assert_msg(strstr(r.output, "gdq-") == NULL, "grouped rows beside a shape of one's own:\n%s", r.output);
+}
+END_TEST
+
 START_TEST(bench_takes_shapes_of_ones_own_on_the_fake_driver) {
   run r;
   run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "gemv", "--m", "64", "--k", "256", "--l", "3",
@@ -371,6 +388,7 @@ Suite *cli_suite(void) {
   tcase_set_timeout(fake, 300); /* moe1's sets and the 256 MB flushes are host memory here */
   tcase_add_test(fake, bench_runs_every_workload_on_the_fake_driver);
   tcase_add_test(fake, bench_takes_shapes_of_ones_own_on_the_fake_driver);
+  tcase_add_test(fake, bench_dequantize_times_the_grouped_shapes_on_the_fake_driver);
   tcase_add_test(fake, bench_gpumode_takes_one_kind_of_activations_on_the_fake_driver);
   tcase_add_test(fake, bench_dequantize_takes_a_shape_and_an_output_type_on_the_fake_driver);
   tcase_add_test(fake, bench_quantize_takes_a_shape_and_an_input_type_on_the_fake_driver);
