@@ -522,7 +522,8 @@ nvfp4_status nvfp4i_bench_grouped_dequantize(nvfp4_handle *h, int groups, const 
       d.out[i] = (void *)(uintptr_t)(sets.memory[s] + out_offset[g]);
       status = upload_operand(&d.in[i], &p, (uint64_t)i);
     }
-  if (status == NVFP4_STATUS_SUCCESS) status = time_sets(launch_grouped_dequantize, &d, sets.count, method->runs, t);
+  if (status == NVFP4_STATUS_SUCCESS)
+    status = time_sets(launch_grouped_dequantize, &d, sets.count, method->runs, t);
 out:
   free(d.in);
   free(d.out);

@@ -333,13 +333,16 @@ static void run_kernel_in_c(const unsigned char *p, uint32_t ctas) {
       uint32_t hi = groups - 1;
       while (g < hi) {
         uint32_t mid = (g + hi + 1) / 2;
-        if (start_u32(p, (int)mid) <= u) g = mid;
-        else hi = mid - 1;
+        if (start_u32(p, (int)mid) <= u)
+          g = mid;
+        else
+          hi = mid - 1;
       }
       int d = (int)g;
       uint32_t local = u - start_u32(p, d), spr = gdesc_u32(p, d, GDQ_D_STRIPS_PER_ROW);
       uint32_t row = local / spr, strip = local % spr;
-      const uint8_t *row_data = (const uint8_t *)(uintptr_t)(gdesc_u64(p, d, GDQ_D_IN) + row * gdesc_u64(p, d, GDQ_D_IN_LD));
+      const uint8_t *row_data =
+          (const uint8_t *)(uintptr_t)(gdesc_u64(p, d, GDQ_D_IN) + row * gdesc_u64(p, d, GDQ_D_IN_LD));
       const uint8_t *row_sf = (const uint8_t *)(uintptr_t)(gdesc_u64(p, d, GDQ_D_IN_SF) +
                                                            (row >> 7) * gdesc_u64(p, d, GDQ_D_SF_ROW_STEP128) +
                                                            ((row >> 5) & 3) * gdesc_u64(p, d, GDQ_D_SF_ROW_STEP32) +
@@ -409,8 +412,9 @@ START_TEST(grouped_dequantize_walk_matches_the_reference) {
   memset(got, 0xFF, (size_t)bytes);
   memset(want, 0xFF, (size_t)bytes);
   for (int g = 0; g < groups; g++) out[g] = got + at[g];
-  ck_assert_msg(nvfp4i_grouped_dequantize(fake_handle, groups, in, out, ld, walks[_i].dtype, NULL) ==
-                    NVFP4_STATUS_SUCCESS, "%s", nvfp4_last_error());
+  ck_assert_msg(
+      nvfp4i_grouped_dequantize(fake_handle, groups, in, out, ld, walks[_i].dtype, NULL) == NVFP4_STATUS_SUCCESS,
+      "%s", nvfp4_last_error());
   ck_assert_int_eq(fake_launches(), (with_rows + GDQ_MAX_GROUPS - 1) / GDQ_MAX_GROUPS);
   for (long i = 0; i < fake_launches(); i++) {
     const char *entry;
