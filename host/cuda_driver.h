@@ -41,6 +41,11 @@
   X(cuLaunchKernelEx, PFN_cuLaunchKernelEx_v11060, 11060)              \
   X(cuTensorMapEncodeTiled, PFN_cuTensorMapEncodeTiled_v12000, 12000)  \
   X(cuMemAlloc, PFN_cuMemAlloc_v3020, 3020)                            \
+  X(cuMemPoolCreate, PFN_cuMemPoolCreate_v11020, 11020)                \
+  X(cuMemPoolDestroy, PFN_cuMemPoolDestroy_v11020, 11020)              \
+  X(cuMemPoolSetAttribute, PFN_cuMemPoolSetAttribute_v11020, 11020)    \
+  X(cuMemAllocFromPoolAsync, PFN_cuMemAllocFromPoolAsync_v11020, 11020) \
+  X(cuMemFreeAsync, PFN_cuMemFreeAsync_v11020, 11020)                  \
   X(cuMemFree, PFN_cuMemFree_v3020, 3020)                              \
   X(cuMemGetInfo, PFN_cuMemGetInfo_v3020, 3020)                        \
   X(cuMemcpyHtoD, PFN_cuMemcpyHtoD_v3020, 3020)                        \

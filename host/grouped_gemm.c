@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dequantize.h"
 #include "error.h"
 #include "format.h"
 #include "launch.h"
@@ -83,6 +84,10 @@ typedef struct gg_call {
   const nvfp4_output *c;
   float alpha;
   nvfp4_dtype act_dtype;     /* dense: the activation type of the launches being made (an entry per type) */
+  /* a, dequantized: group g's tokens as f16 at a_f16 + a_f16_offset[g] (rows k elements apart), which the
+   * W4A16 f16 entry reads; 0 when the launches read a itself (the fused NVFP4 entry) */
+  uintptr_t a_f16;
+  const uint64_t *a_f16_offset;
 } gg_call;
 
 static int64_t rows_a(const gg_call *call, int g) {
@@ -96,8 +101,12 @@ static int takes(const gg_call *call, int g) {
   return has_work(call, g) && (call->dense == NULL || call->dense[g].dtype == call->act_dtype);
 }
 
+/* Whether the launches being made run a W4A16 entry (dense activations, given or dequantized). */
+static int w4a16_launches(const gg_call *call) { return call->dense != NULL || call->a_f16 != 0; }
+
 /* The entry the launches being made run. */
 static nvfp4i_kernel_id call_kernel(const gg_call *call) {
+  if (call->a_f16 != 0) return NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16;
   if (call->dense == NULL) return NVFP4I_KERNEL_GROUPED_GEMM;
   return call->act_dtype == NVFP4_DTYPE_F16 ? NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16
                                             : NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16;
@@ -234,10 +243,15 @@ static gg_desc group_desc(const gg_call *call, int g, int64_t cap) {
       .t = token_tile_rows(m, cap),
       .flags = (uint32_t)c->dtype | scale_copy_flags(b, GG_F_B_SF_BULK, GG_F_B_SF_WORDS),
   };
-  if (call->dense != NULL)
+  if (call->a_f16 != 0) {
+    const nvfp4_dense tokens = {(const void *)(call->a_f16 + call->a_f16_offset[g]), m, call->a[g].k, 1,
+                                call->a[g].k, 0, NVFP4_DTYPE_F16};
+    describe_dense_activations(&d, &tokens);
+  } else if (call->dense != NULL) {
     describe_dense_activations(&d, &call->dense[g]);
-  else
+  } else {
     describe_nvfp4_activations(&d, &call->a[g]);
+  }
   return d;
 }
 
@@ -288,7 +302,7 @@ static nvfp4_status launch_groups(nvfp4_handle *h, const gg_call *call, int firs
   }
   params.num_groups = count;
   unsigned smem_bytes;
-  params.ring = call->dense != NULL ? w4a16_ring_config(t_max, &smem_bytes) : ring_config(t_max, &smem_bytes);
+  params.ring = w4a16_launches(call) ? w4a16_ring_config(t_max, &smem_bytes) : ring_config(t_max, &smem_bytes);
   unsigned grid = params.total_tiles < (uint32_t)h->sm_count ? params.total_tiles : (unsigned)h->sm_count;
   void *args[] = {&params};
   nvfp4i_launch launch = {
@@ -329,6 +343,71 @@ static nvfp4_status launch_all(nvfp4_handle *h, const gg_call *call, CUstream st
   return NVFP4_STATUS_SUCCESS;
 }
 
+/* The f16 bytes of group g's tokens in the scratch: a group without work has none. */
+static uint64_t token_bytes(const gg_call *call, int g) {
+  return has_work(call, g) ? (uint64_t)call->a[g].rows * (uint64_t)call->a[g].k * 2 : 0;
+}
+
+/* NVFP4 activations through the W4A16 kernel: every group's tokens dequantized to f16 once (exact: every
+ * e2m1 x e4m3 value is an f16), into scratch from the handle's pool, then the W4A16 f16 entry multiplies
+ * them by the weights. The fused entry decodes each token tile again for every 128 weight rows (32-56 times
+ * a call on the GPU MODE shapes); this way is faster on every one of them (docs/PERFORMANCE.md). Scratch
+ * is sum_g rows_g * k_g * 2 bytes, allocated and freed in stream order (capturable). *taken says whether
+ * this way ran; it is 0 (and nothing launched) when the handle has no pool, the scratch cannot be had or
+ * the entries are missing, and the caller runs the fused entry instead. Called after every check of the
+ * call has passed. */
+static nvfp4_status via_dequantized_tokens(nvfp4_handle *h, const gg_call *call, CUstream stream, int *taken) {
+  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
+  *taken = 0;
+  if (h->scratch_pool == NULL || h->grouped_fused) return NVFP4_STATUS_SUCCESS;
+  if (h->kernels[NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16].fn == NULL ||
+      h->kernels[NVFP4I_KERNEL_GROUPED_DEQUANTIZE].fn == NULL)
+    return NVFP4_STATUS_SUCCESS;
+  uint64_t bytes = 0;
+  for (int g = 0; g < call->num_groups; g++) bytes += token_bytes(call, g);
+  if (bytes == 0) return NVFP4_STATUS_SUCCESS;
+  CUdeviceptr scratch;
+  if (cu->cuMemAllocFromPoolAsync(&scratch, bytes, h->scratch_pool, stream) != CUDA_SUCCESS)
+    return NVFP4_STATUS_SUCCESS;
+  *taken = 1;
+  /* The groups with work, one after another in the scratch, rows k elements apart. First every group's
+   * dequantize, DEQUANTIZE_BATCH groups to a copy of their tensors (a group without work gets rows = 0: its
+   * pointers may be NULL) and to a call; then the W4A16 launches, GG_MAX_GROUPS groups to a launch. */
+  enum { DEQUANTIZE_BATCH = 64 };
+  nvfp4_tensor tokens[DEQUANTIZE_BATCH];
+  void *tokens_f16[DEQUANTIZE_BATCH];
+  int64_t ld[DEQUANTIZE_BATCH];
+  uint64_t next = 0;
+  nvfp4_status status = NVFP4_STATUS_SUCCESS;
+  for (int first = 0; first < call->num_groups && status == NVFP4_STATUS_SUCCESS; first += DEQUANTIZE_BATCH) {
+    int count = call->num_groups - first < DEQUANTIZE_BATCH ? call->num_groups - first : DEQUANTIZE_BATCH;
+    for (int i = 0; i < count; i++) {
+      tokens[i] = call->a[first + i];
+      tokens_f16[i] = (void *)(uintptr_t)(scratch + next);
+      ld[i] = tokens[i].k;
+      if (!has_work(call, first + i)) tokens[i].rows = 0;
+      next += token_bytes(call, first + i);
+    }
+    status = nvfp4i_grouped_dequantize(h, count, tokens, tokens_f16, ld, NVFP4_DTYPE_F16, stream);
+  }
+  uint64_t offset[GG_MAX_GROUPS];
+  next = 0;
+  for (int first = 0; first < call->num_groups && status == NVFP4_STATUS_SUCCESS; first += GG_MAX_GROUPS) {
+    int count = call->num_groups - first < GG_MAX_GROUPS ? call->num_groups - first : GG_MAX_GROUPS;
+    for (int i = 0; i < count; i++) {
+      offset[i] = next;
+      next += token_bytes(call, first + i);
+    }
+    const gg_call part = {.num_groups = count, .a = call->a + first, .b = call->b + first,
+                          .c = call->c + first, .alpha = call->alpha, .a_f16 = (uintptr_t)scratch,
+                          .a_f16_offset = offset};
+    status = launch_all(h, &part, stream);
+  }
+  CUresult freed = cu->cuMemFreeAsync(scratch, stream);
+  if (freed != CUDA_SUCCESS && status == NVFP4_STATUS_SUCCESS) status = nvfp4i_cuda_fail(freed, "cuMemFreeAsync");
+  return status;
+}
+
 /* The whole call: the handle and arrays, every group, and every launch are checked before anything
  * launches. Dense activations make one series of launches per type, as each type has an entry of its own:
  * the f16 groups', then the bf16 groups'. */
@@ -351,6 +430,11 @@ static nvfp4_status grouped_call(nvfp4_handle *h, const gg_call *call, CUstream 
   for (int p = 0; p < passes && status == NVFP4_STATUS_SUCCESS; p++) {
     pass[p].act_dtype = act_types[p];
     status = check_launches(h, &pass[p]);
+  }
+  if (status == NVFP4_STATUS_SUCCESS && call->a != NULL) {
+    int taken;
+    status = via_dequantized_tokens(h, call, stream, &taken);
+    if (taken) return status;
   }
   for (int p = 0; p < passes && status == NVFP4_STATUS_SUCCESS; p++) status = launch_all(h, &pass[p], stream);
   return status;

@@ -1,7 +1,9 @@
 /* nvfp4_create / nvfp4_destroy: bind a context, load every kernel up front, release in reverse order. */
 #include "handle.h"
 
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "error.h"
 #include "module.h"
@@ -56,6 +58,27 @@ out:
   return status;
 }
 
+/* The scratch pool (see handle.h); its memory stays reserved between calls (release threshold: never), so a
+ * call's scratch is a stream-ordered suballocation, not a device allocation, once the pool has grown. Not
+ * having one is not an error. */
+static void create_scratch_pool(nvfp4_handle *h) {
+  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
+  int supported = 0;
+  if (cu->cuDeviceGetAttribute(&supported, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, h->device) != CUDA_SUCCESS ||
+      !supported)
+    return;
+  CUmemPoolProps props = {.allocType = CU_MEM_ALLOCATION_TYPE_PINNED,
+                          .location = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = h->device}};
+  CUmemoryPool pool = NULL;
+  if (cu->cuMemPoolCreate(&pool, &props) != CUDA_SUCCESS) return;
+  cuuint64_t keep = UINT64_MAX;
+  if (cu->cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep) != CUDA_SUCCESS) {
+    cu->cuMemPoolDestroy(pool);
+    return;
+  }
+  h->scratch_pool = pool;
+}
+
 NVFP4_API nvfp4_status nvfp4_create(nvfp4_handle **out) {
   nvfp4i_clear_error();
   if (out == NULL) return nvfp4i_fail(NVFP4_STATUS_INVALID_VALUE, "out is NULL");
@@ -73,6 +96,9 @@ NVFP4_API nvfp4_status nvfp4_create(nvfp4_handle **out) {
   if (status != NVFP4_STATUS_SUCCESS) goto leave_context;
   status = nvfp4i_module_load(h);
   if (status != NVFP4_STATUS_SUCCESS) goto leave_context;
+  create_scratch_pool(h);
+  const char *fused = getenv("NVFP4_GROUPED_FUSED");
+  h->grouped_fused = fused != NULL && !strcmp(fused, "1");
   nvfp4i_context_leave(pushed);
   *out = h;
   return NVFP4_STATUS_SUCCESS;
@@ -95,6 +121,11 @@ NVFP4_API nvfp4_status nvfp4_destroy(nvfp4_handle *h) {
   if (status == NVFP4_STATUS_SUCCESS) {
     CUresult r = cu->cuModuleUnload(h->module);
     if (r != CUDA_SUCCESS) status = nvfp4i_cuda_fail(r, "cuModuleUnload");
+    /* scratch still in flight is released when its frees complete */
+    if (h->scratch_pool != NULL) {
+      r = cu->cuMemPoolDestroy(h->scratch_pool);
+      if (r != CUDA_SUCCESS && status == NVFP4_STATUS_SUCCESS) status = nvfp4i_cuda_fail(r, "cuMemPoolDestroy");
+    }
     nvfp4i_context_leave(pushed);
   }
   if (h->retained_primary) cu->cuDevicePrimaryCtxRelease(h->device);

@@ -22,6 +22,12 @@ struct nvfp4_handle {
   char image_source[256]; /* "embedded" or the NVFP4_FATBIN path */
   CUmodule module;
   nvfp4i_kernel kernels[NVFP4I_KERNEL_COUNT];
+  /* Scratch memory in stream order (cuMemAllocFromPoolAsync / cuMemFreeAsync: capturable, safe on any stream
+   * and thread), kept by the pool between calls. NULL where the device has no memory pools: the calls that
+   * would use scratch take their path without it. */
+  CUmemoryPool scratch_pool;
+  /* NVFP4_GROUPED_FUSED=1 at nvfp4_create: nvfp4_grouped_gemm runs its fused kernel, no scratch */
+  int grouped_fused;
 };
 
 /* Makes h->ctx current on this thread if it is not; *pushed says whether nvfp4i_context_leave must pop. */

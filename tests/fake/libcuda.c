@@ -120,6 +120,8 @@ static CUresult fake_cuDeviceGetAttribute(int *value, CUdevice_attribute attribu
     case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *value = 0; break;
     case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *value = 132; break;
     case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: *value = 60 << 20; break;
+    /* off unless a test asks: the grouped GEMM's NVFP4 calls then take the fused kernel */
+    case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: *value = getenv("FAKE_MEMORY_POOLS") != NULL; break;
     default: *value = 0;
   }
   return CUDA_SUCCESS;
@@ -224,6 +226,32 @@ static CUresult fake_cuMemAlloc(CUdeviceptr *p, size_t bytes) {
 static CUresult fake_cuMemFree(CUdeviceptr p) {
   free((void *)(uintptr_t)p);
   return CUDA_SUCCESS;
+}
+
+/* A memory pool: its allocations are host memory like cuMemAlloc's; a pool handle is a counter. */
+static CUresult fake_cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props) {
+  static long pools;
+  if (props->allocType != CU_MEM_ALLOCATION_TYPE_PINNED || props->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+    return CUDA_ERROR_INVALID_VALUE;
+  *pool = (CUmemoryPool)(uintptr_t)++pools;
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuMemPoolDestroy(CUmemoryPool pool) { return pool ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE; }
+
+static CUresult fake_cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attribute, void *value) {
+  (void)attribute;
+  return pool && value ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+static CUresult fake_cuMemAllocFromPoolAsync(CUdeviceptr *p, size_t bytes, CUmemoryPool pool, CUstream stream) {
+  (void)stream;
+  return pool ? fake_cuMemAlloc(p, bytes) : CUDA_ERROR_INVALID_VALUE;
+}
+
+static CUresult fake_cuMemFreeAsync(CUdeviceptr p, CUstream stream) {
+  (void)stream;
+  return fake_cuMemFree(p);
 }
 
 static CUresult fake_cuMemGetInfo(size_t *free_bytes, size_t *total_bytes) {
@@ -339,7 +367,8 @@ static const struct {
     FAKE(cuDeviceGetName), FAKE(cuDevicePrimaryCtxRetain), FAKE(cuDevicePrimaryCtxRelease),
     FAKE(cuModuleLoadData), FAKE(cuModuleUnload), FAKE(cuModuleGetFunction), FAKE(cuFuncGetAttribute),
     FAKE(cuFuncSetAttribute), FAKE(cuOccupancyMaxActiveBlocksPerMultiprocessor), FAKE(cuLaunchKernelEx),
-    FAKE(cuTensorMapEncodeTiled), FAKE(cuMemAlloc), FAKE(cuMemFree), FAKE(cuMemGetInfo), FAKE(cuMemcpyHtoD),
+    FAKE(cuTensorMapEncodeTiled), FAKE(cuMemAlloc), FAKE(cuMemPoolCreate), FAKE(cuMemPoolDestroy),
+    FAKE(cuMemPoolSetAttribute), FAKE(cuMemAllocFromPoolAsync), FAKE(cuMemFreeAsync), FAKE(cuMemFree), FAKE(cuMemGetInfo), FAKE(cuMemcpyHtoD),
     FAKE(cuMemcpyDtoH), FAKE(cuMemcpyDtoDAsync), FAKE(cuMemsetD8), FAKE(cuMemsetD8Async), FAKE(cuStreamCreate),
     {"cuStreamDestroy", (void *)fake_cuStream}, {"cuStreamSynchronize", (void *)fake_cuStream},
     FAKE(cuStreamBeginCapture), FAKE(cuStreamEndCapture), FAKE(cuGraphInstantiateWithFlags), FAKE(cuGraphLaunch),

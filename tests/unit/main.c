@@ -13,6 +13,7 @@ int main(void) {
   srunner_add_suite(runner, scales_relayout_suite());
   srunner_add_suite(runner, api_suite());
   srunner_add_suite(runner, w4a16_suite());
+  srunner_add_suite(runner, grouped_route_suite());
   srunner_add_suite(runner, dequantize_suite());
   srunner_add_suite(runner, grouped_dequantize_suite());
   srunner_add_suite(runner, image_suite());

@@ -14,6 +14,7 @@ Suite *quantize_call_suite(void);
 Suite *scales_relayout_suite(void);
 Suite *api_suite(void);
 Suite *w4a16_suite(void);
+Suite *grouped_route_suite(void);
 Suite *dequantize_suite(void);
 Suite *grouped_dequantize_suite(void);
 Suite *image_suite(void);
