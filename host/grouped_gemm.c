@@ -310,6 +310,8 @@ static nvfp4_status launch_groups(nvfp4_handle *h, const gg_call *call, int firs
       .block = {GG_THREADS, 1, 1},
       .dynamic_smem = smem_bytes,
       .params = args,
+      /* after the grouped dequantize: set up while it runs (the entry waits for it before the tokens) */
+      .early_start = call->a_f16 != 0,
   };
   return nvfp4i_launch_kernel(h, call_kernel(call), &launch, stream);
 }

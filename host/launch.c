@@ -4,6 +4,8 @@
 
 nvfp4_status nvfp4i_launch_function(const nvfp4_handle *h, CUfunction fn, const char *name,
                                     const nvfp4i_launch *launch, CUstream stream) {
+  CUlaunchAttribute early = {.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+                             .value.programmaticStreamSerializationAllowed = 1};
   CUlaunchConfig config = {
       .gridDimX = launch->grid[0],
       .gridDimY = launch->grid[1],
@@ -13,8 +15,8 @@ nvfp4_status nvfp4i_launch_function(const nvfp4_handle *h, CUfunction fn, const 
       .blockDimZ = launch->block[2],
       .sharedMemBytes = launch->dynamic_smem,
       .hStream = stream,
-      .attrs = NULL,
-      .numAttrs = 0,
+      .attrs = launch->early_start ? &early : NULL,
+      .numAttrs = launch->early_start ? 1 : 0,
   };
   int pushed;
   nvfp4_status status = nvfp4i_context_enter(h, &pushed);

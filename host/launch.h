@@ -9,6 +9,9 @@ typedef struct nvfp4i_launch {
   unsigned block[3];
   unsigned dynamic_smem;
   void **params; /* one pointer per .param of the entry, in order */
+  /* 1: programmatic dependent launch: the kernel may start before the kernel before it on the stream has
+   * finished, and must griddepcontrol.wait before it reads or writes anything that kernel may touch */
+  int early_start;
 } nvfp4i_launch;
 
 /* NOT_SUPPORTED, saying so, when the handle's image lacks kernel id; an operation that launches more than one
