@@ -1,7 +1,8 @@
 /* nvfp4_scales_relayout without a GPU, on the fake driver (tests/fake/libcuda.c): every validation path (right
  * status, the field named, nothing launched), the launch as the kernel reads it (scales_relayout_layout.h's
- * parameter block), the kernel's walk run in C from that block against nvfp4i_scales_relayout_ref byte for
- * byte over shapes, layouts and batches, and an image without the entry. */
+ * parameter block: the walk, the grid's step, the access mode each side's alignment allows), the kernel's walk
+ * run in C from that block against nvfp4i_scales_relayout_ref byte for byte over shapes, layouts, batches,
+ * alignments and access modes (every access checked aligned to its width), and an image without the entry. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,8 +19,10 @@
 
 enum { ROWS = 300, K = 544, BATCH = 3, FROM_SF_LD = K / 16 + 3, TILES = 3 * 9 };
 
-/* Fake device memory, as large as the valid arguments' scales span: the overlap check compares addresses. */
-static uint8_t from_sf[BATCH * ROWS * FROM_SF_LD], to_sf[BATCH * TILES * 512];
+/* Fake device memory, as large as the valid arguments' scales span (sf_ld up to 40, bases up to 16 bytes in):
+ * the overlap check compares addresses, the access modes look at their alignment. */
+_Alignas(16) static uint8_t from_sf[BATCH * ROWS * 40 + 16];
+_Alignas(16) static uint8_t to_sf[BATCH * TILES * 512 + 16];
 
 typedef struct rly_args {
   nvfp4_handle *h;
@@ -131,11 +134,28 @@ static const unsigned char *relayout_launch(uint32_t ctas) {
   return p;
 }
 
-/* LINEAR (sf_ld 37) -> BLOCKED, 3 x 300 x 544: 3 * 384 * 36 bytes walked, a thread each: 162 CTAs. */
+/* The walk of the last launch: its items' extent and the grid's step in (batch, tile row, group). */
+static void assert_walk(const unsigned char *p, uint32_t tiles, uint32_t quads, uint32_t groups, uint32_t step_groups,
+                        uint32_t step_tiles, uint32_t step_batches) {
+  ck_assert_uint_eq(param_u32(p, RLY_P_TILES), tiles);
+  ck_assert_uint_eq(param_u32(p, RLY_P_QUADS), quads);
+  ck_assert_uint_eq(param_u32(p, RLY_P_GROUPS), groups);
+  ck_assert_uint_eq(param_u32(p, RLY_P_STEP_GROUPS), step_groups);
+  ck_assert_uint_eq(param_u32(p, RLY_P_STEP_TILES), step_tiles);
+  ck_assert_uint_eq(param_u32(p, RLY_P_STEP_BATCHES), step_batches);
+}
+
+/* The access modes of the last launch. */
+static void assert_access(const unsigned char *p, uint32_t from, uint32_t to) {
+  ck_assert_uint_eq(param_u32(p, RLY_P_FROM_ACCESS), from);
+  ck_assert_uint_eq(param_u32(p, RLY_P_TO_ACCESS), to);
+}
+
+/* LINEAR (sf_ld 37) -> BLOCKED, 3 x 300 x 544: 3 tile rows x 9 quads (one group) per batch, a CTA per item. */
 START_TEST(relayout_passes_both_layouts_steps) {
   rly_args a = valid_args();
   ck_assert_msg(call(&a) == NVFP4_STATUS_SUCCESS, "%s", nvfp4_last_error());
-  const unsigned char *p = relayout_launch(162);
+  const unsigned char *p = relayout_launch(BATCH * 3);
   ck_assert_uint_eq(param_u64(p, RLY_P_FROM_SF), (uintptr_t)from_sf);
   ck_assert_uint_eq(param_u64(p, RLY_P_TO_SF), (uintptr_t)to_sf);
   ck_assert_uint_eq(param_u64(p, RLY_P_FROM_BATCH_STRIDE), ROWS * FROM_SF_LD);
@@ -146,103 +166,324 @@ START_TEST(relayout_passes_both_layouts_steps) {
   ck_assert_uint_eq(param_u64(p, RLY_P_TO_STEP128), 9 * 512);
   ck_assert_uint_eq(param_u64(p, RLY_P_TO_STEP32), 4);
   ck_assert_uint_eq(param_u64(p, RLY_P_TO_STEP1), 16);
-  ck_assert_uint_eq(param_u64(p, RLY_P_TOTAL), BATCH * 384 * 36);
-  ck_assert_uint_eq(param_u32(p, RLY_P_ROWS), ROWS);
-  ck_assert_uint_eq(param_u32(p, RLY_P_BLOCKS), K / 16);
-  ck_assert_uint_eq(param_u32(p, RLY_P_WALK_ROWS), 384);
-  ck_assert_uint_eq(param_u32(p, RLY_P_WALK_BLOCKS), 36);
+  ck_assert_uint_eq(param_u64(p, RLY_P_BATCH), BATCH);
   ck_assert_uint_eq(param_u32(p, RLY_P_FROM_QUAD_STEP), 4);
   ck_assert_uint_eq(param_u32(p, RLY_P_TO_QUAD_STEP), 512);
-  /* BLOCKED -> LINEAR, one small batch: only the scales are walked, a thread each */
+  ck_assert_uint_eq(param_u32(p, RLY_P_ROWS), ROWS);
+  ck_assert_uint_eq(param_u32(p, RLY_P_TO_ROWS), 384);             /* BLOCKED: whole tiles */
+  ck_assert_uint_eq(param_u32(p, RLY_P_WHOLE_QUADS), K / 64);      /* 34 blocks: 8 whole quads, a half one */
+  ck_assert_uint_eq(param_u32(p, RLY_P_TO_WHOLE_QUADS), K / 64 + 1);
+  assert_walk(p, 3, 9, 1, 0, 0, BATCH);
+  assert_access(p, RLY_ACCESS_BYTES, RLY_ACCESS_VEC16); /* sf_ld 37; tiles on a 16-byte boundary */
+
+  /* BLOCKED -> LINEAR, one batch: LINEAR stores rows x K/16 alone, the half quad's 2 bytes */
   a = valid_args();
   a.from = a.to;
-  a.from.scales = to_sf;
   a.to = (nvfp4_tensor){NULL, from_sf, ROWS, K, 1, 0, 0, FROM_SF_LD, 0, LIN};
   a.from.batch = 1;
   ck_assert_msg(call(&a) == NVFP4_STATUS_SUCCESS, "%s", nvfp4_last_error());
-  p = relayout_launch((ROWS * (K / 16) + RLY_THREADS - 1) / RLY_THREADS);
-  ck_assert_uint_eq(param_u64(p, RLY_P_TOTAL), ROWS * (K / 16));
-  ck_assert_uint_eq(param_u32(p, RLY_P_WALK_ROWS), ROWS);
-  ck_assert_uint_eq(param_u32(p, RLY_P_WALK_BLOCKS), K / 16);
+  p = relayout_launch(3);
+  ck_assert_uint_eq(param_u32(p, RLY_P_TO_ROWS), ROWS);
+  ck_assert_uint_eq(param_u32(p, RLY_P_WHOLE_QUADS), K / 64);
+  ck_assert_uint_eq(param_u32(p, RLY_P_TO_WHOLE_QUADS), K / 64);
   ck_assert_uint_eq(param_u32(p, RLY_P_FROM_QUAD_STEP), 512);
   ck_assert_uint_eq(param_u32(p, RLY_P_TO_QUAD_STEP), 4);
-  /* more bytes than resident threads: 264 CTAs (132 SMs x the fake's 2) stride over them */
+  assert_walk(p, 3, 9, 1, 0, 0, 1);
+  assert_access(p, RLY_ACCESS_VEC16, RLY_ACCESS_BYTES);
+
+  /* more items than resident CTAs: 264 (132 SMs x the fake's 2) stride over 128 tile rows x 5 groups */
   a = valid_args();
   a.from.batch = a.to.batch = 1;
   a.from.rows = a.to.rows = 16384;
+  a.from.k = a.to.k = 8224; /* 514 blocks: 129 quads */
+  a.from.sf_ld = 516;
   a.to.scales = (const void *)((uintptr_t)from_sf + ((uintptr_t)1 << 32)); /* never read: only apart */
   ck_assert_msg(call(&a) == NVFP4_STATUS_SUCCESS, "%s", nvfp4_last_error());
-  ck_assert_uint_eq(param_u64(relayout_launch(264), RLY_P_TOTAL), 16384 * 36);
+  assert_walk(relayout_launch(264), 128, 129, 5, 264 % 5, 264 / 5, 0);
+  /* and over batches: 100 x 3 tile rows x 1 group */
+  a = valid_args();
+  a.from.batch = a.to.batch = 100;
+  a.to.scales = (const void *)((uintptr_t)from_sf + ((uintptr_t)1 << 32));
+  ck_assert_msg(call(&a) == NVFP4_STATUS_SUCCESS, "%s", nvfp4_last_error());
+  assert_walk(relayout_launch(264), 3, 9, 1, 0, 0, 88);
 }
 END_TEST
 
-/* scales_relayout.ptx in C, instruction group by instruction group, from the launch's grid and parameter
- * block: every thread of the grid walks its items; the addresses are host memory here. */
-static void run_kernel_in_c(const unsigned char *p, uint32_t ctas) {
-  uint64_t total = param_u64(p, RLY_P_TOTAL), wb = param_u32(p, RLY_P_WALK_BLOCKS);
-  uint64_t wr = param_u32(p, RLY_P_WALK_ROWS), threads = (uint64_t)ctas * RLY_THREADS;
-  for (uint64_t t = 0; t < threads; t++)
-    for (uint64_t i = t; i < total; i += threads) {
-      uint32_t j = (uint32_t)(i % wb), r = (uint32_t)(i / wb % wr);
-      uint64_t b = i / wb / wr;
-#define SF_ADDRESS(base, bs, s128, s32, s1, quad)                                                             \
-  (param_u64(p, base) + b * param_u64(p, bs) + (r >> 7) * param_u64(p, s128) + ((r >> 5) & 3) * param_u64(p, s32) + \
-   (r & 31) * param_u64(p, s1) + (uint64_t)(j >> 2) * param_u32(p, quad) + (j & 3))
-      uint8_t v = 0;
-      if (r < param_u32(p, RLY_P_ROWS) && j < param_u32(p, RLY_P_BLOCKS))
-        v = *(const uint8_t *)(uintptr_t)SF_ADDRESS(RLY_P_FROM_SF, RLY_P_FROM_BATCH_STRIDE, RLY_P_FROM_STEP128,
-                                                    RLY_P_FROM_STEP32, RLY_P_FROM_STEP1, RLY_P_FROM_QUAD_STEP);
-      *(uint8_t *)(uintptr_t)SF_ADDRESS(RLY_P_TO_SF, RLY_P_TO_BATCH_STRIDE, RLY_P_TO_STEP128, RLY_P_TO_STEP32,
-                                        RLY_P_TO_STEP1, RLY_P_TO_QUAD_STEP) = v;
-#undef SF_ADDRESS
+/* The access modes follow every address a side's quads take: base, LINEAR sf_ld (more than one row) and the
+ * batch stride (more than one batch). */
+START_TEST(relayout_picks_the_widest_aligned_access) {
+  static const struct {
+    const char *what;
+    int64_t from_offset, from_sf_ld, from_batch_stride, rows, batch;
+    int64_t to_offset, to_batch_stride;
+    uint32_t from_access, to_access;
+  } sides[] = {
+      {"aligned", 0, 40, ROWS * 40, ROWS, BATCH, 0, TILES * 512, RLY_ACCESS_WORDS, RLY_ACCESS_VEC16},
+      {"bases 4 bytes off", 4, 40, ROWS * 40, ROWS, BATCH, 4, TILES * 512, RLY_ACCESS_WORDS, RLY_ACCESS_WORDS},
+      {"bases 8 bytes off", 8, 40, ROWS * 40, ROWS, BATCH, 8, TILES * 512, RLY_ACCESS_WORDS, RLY_ACCESS_WORDS},
+      {"bases 2 bytes off", 2, 40, ROWS * 40, ROWS, BATCH, 2, TILES * 512, RLY_ACCESS_BYTES, RLY_ACCESS_BYTES},
+      {"sf_ld 38", 0, 38, ROWS * 40, ROWS, BATCH, 0, TILES * 512, RLY_ACCESS_BYTES, RLY_ACCESS_VEC16},
+      {"batch strides 4 past", 0, 40, ROWS * 40 + 2, ROWS, BATCH, 0, TILES * 512 + 4, RLY_ACCESS_BYTES,
+       RLY_ACCESS_WORDS},
+      {"batch strides 1 past", 0, 40, ROWS * 40, ROWS, BATCH, 0, TILES * 512 + 1, RLY_ACCESS_WORDS,
+       RLY_ACCESS_BYTES},
+      {"one batch: its stride unused", 0, 40, 3, ROWS, 1, 0, 5, RLY_ACCESS_WORDS, RLY_ACCESS_VEC16},
+      {"one row: its sf_ld unused", 0, 37, 40, 1, BATCH, 0, TILES * 512, RLY_ACCESS_WORDS, RLY_ACCESS_VEC16},
+  };
+  for (size_t i = 0; i < sizeof sides / sizeof sides[0]; i++) {
+    rly_args a = valid_args();
+    a.from.scales = from_sf + sides[i].from_offset;
+    a.from.sf_ld = sides[i].from_sf_ld;
+    a.from.sf_batch_stride = sides[i].from_batch_stride;
+    a.to.scales = to_sf + sides[i].to_offset;
+    a.to.sf_batch_stride = sides[i].to_batch_stride;
+    a.from.rows = a.to.rows = sides[i].rows;
+    a.from.batch = a.to.batch = sides[i].batch;
+    ck_assert_msg(call(&a) == NVFP4_STATUS_SUCCESS, "%s: %s", sides[i].what, nvfp4_last_error());
+    CUlaunchConfig config;
+    const unsigned char *p = fake_last_launch(&config);
+    ck_assert_msg(param_u32(p, RLY_P_FROM_ACCESS) == sides[i].from_access &&
+                  param_u32(p, RLY_P_TO_ACCESS) == sides[i].to_access,
+                  "%s: access %u -> %u, expected %u -> %u", sides[i].what, param_u32(p, RLY_P_FROM_ACCESS),
+                  param_u32(p, RLY_P_TO_ACCESS), sides[i].from_access, sides[i].to_access);
+  }
+}
+END_TEST
+
+/* One side of the launch as the kernel reads it. */
+typedef struct rly_side {
+  uint64_t sf, batch_stride, step128, step32, step1;
+  uint32_t quad_step, access, rows, whole_quads; /* rows: ROWS or TO_ROWS; whole_quads: WHOLE_ or TO_WHOLE_ */
+} rly_side;
+
+static rly_side from_side(const unsigned char *p) {
+  return (rly_side){param_u64(p, RLY_P_FROM_SF),      param_u64(p, RLY_P_FROM_BATCH_STRIDE),
+                    param_u64(p, RLY_P_FROM_STEP128), param_u64(p, RLY_P_FROM_STEP32),
+                    param_u64(p, RLY_P_FROM_STEP1),   param_u32(p, RLY_P_FROM_QUAD_STEP),
+                    param_u32(p, RLY_P_FROM_ACCESS),  param_u32(p, RLY_P_ROWS),
+                    param_u32(p, RLY_P_WHOLE_QUADS)};
+}
+
+static rly_side to_side(const unsigned char *p) {
+  return (rly_side){param_u64(p, RLY_P_TO_SF),      param_u64(p, RLY_P_TO_BATCH_STRIDE),
+                    param_u64(p, RLY_P_TO_STEP128), param_u64(p, RLY_P_TO_STEP32),
+                    param_u64(p, RLY_P_TO_STEP1),   param_u32(p, RLY_P_TO_QUAD_STEP),
+                    param_u32(p, RLY_P_TO_ACCESS),  param_u32(p, RLY_P_TO_ROWS),
+                    param_u32(p, RLY_P_TO_WHOLE_QUADS)};
+}
+
+/* A thread's place in its item: the kernel's r0, q0 and (b, tile, group). */
+typedef struct rly_thread {
+  uint64_t b;
+  uint32_t tile, group, rr, qq, r0, q0, quads;
+} rly_thread;
+
+/* Word (g, c)'s address on a side: ROW_ADDRESSES' a_g plus c's offset. */
+static uint8_t *word_at(const rly_side *s, const rly_thread *t, int g, int c) {
+  uint64_t a = s->sf + t->b * s->batch_stride + t->tile * s->step128 + (uint64_t)t->group * RLY_ITEM_QUADS * s->quad_step +
+               t->rr * s->step1 + (uint64_t)t->qq * s->quad_step + (uint64_t)g * s->step32 +
+               (uint64_t)RLY_QUAD_SPACING * c * s->quad_step;
+  return (uint8_t *)(uintptr_t)a;
+}
+
+/* WORD_PREDICATES: word (g, c) has its first two bytes on the side (*any), all four (*whole). */
+static void word_predicates(const rly_side *s, const rly_thread *t, int g, int c, int *any, int *whole) {
+  int row = t->r0 + 32u * g < s->rows;
+  uint32_t quad = t->q0 + RLY_QUAD_SPACING * c;
+  *any = row && quad < t->quads;
+  *whole = row && quad < s->whole_quads;
+}
+
+/* An access of `bytes` bytes the way the kernel makes it: aligned to its width. (The hot loops here check with
+ * `if` and abort: a passing ck_assert costs a system call in a forked test.) */
+static void *aligned_to(void *at, size_t bytes) {
+  if ((uintptr_t)at % bytes != 0) ck_abort_msg("a %zu-byte access at %p", bytes, at);
+  return at;
+}
+
+/* VEC16 moves a quad's 4 rows at once: 16 contiguous bytes, BLOCKED's step32. */
+static void assert_vec16_rows(const rly_side *s) {
+  if (s->step32 != 4) ck_abort_msg("a 16-byte access with step32 = %llu", (unsigned long long)s->step32);
+}
+
+static void load_item(const rly_side *s, const rly_thread *t, uint32_t w[4][4]) {
+  memset(w, 0, 16 * sizeof w[0][0]);
+  for (int g = 0; g < 4; g++)
+    for (int c = 0; c < 4; c++) {
+      int any, whole;
+      word_predicates(s, t, g, c, &any, &whole);
+      const uint8_t *at = word_at(s, t, g, c);
+      uint16_t half = 0;
+      switch (s->access) {
+        case RLY_ACCESS_BYTES:
+          if (any) w[g][c] = (uint32_t)at[0] | (uint32_t)at[1] << 8;
+          if (whole) w[g][c] |= (uint32_t)at[2] << 16 | (uint32_t)at[3] << 24;
+          break;
+        case RLY_ACCESS_WORDS:
+          if (whole) memcpy(&w[g][c], aligned_to((void *)at, 4), 4);
+          else if (any) memcpy(&half, aligned_to((void *)at, 2), 2), w[g][c] = half;
+          break;
+        case RLY_ACCESS_VEC16: /* quad c's 4 rows at once (at g = 0), then the mask */
+          assert_vec16_rows(s);
+          if (g == 0 && t->q0 + RLY_QUAD_SPACING * c < t->quads) {
+            const uint8_t *v = aligned_to((void *)at, 16);
+            for (int k = 0; k < 4; k++) memcpy(&w[k][c], v + 4 * k, 4);
+          }
+          break;
+        default:
+          ck_abort_msg("access mode %u", s->access);
+      }
+    }
+  if (s->access == RLY_ACCESS_VEC16)
+    for (int g = 0; g < 4; g++)
+      for (int c = 0; c < 4; c++) {
+        int any, whole;
+        word_predicates(s, t, g, c, &any, &whole);
+        if (!whole) w[g][c] &= 0xFFFF;
+        if (!any) w[g][c] = 0;
+      }
+}
+
+static void store_item(const rly_side *s, const rly_thread *t, uint32_t w[4][4]) {
+  for (int g = 0; g < 4; g++)
+    for (int c = 0; c < 4; c++) {
+      int any, whole;
+      word_predicates(s, t, g, c, &any, &whole);
+      uint8_t *at = word_at(s, t, g, c);
+      uint16_t half = (uint16_t)w[g][c];
+      switch (s->access) {
+        case RLY_ACCESS_BYTES:
+          for (int k = 0; k < 4; k++)
+            if (k < 2 ? any : whole) at[k] = (uint8_t)(w[g][c] >> 8 * k);
+          break;
+        case RLY_ACCESS_WORDS:
+          if (whole) memcpy(aligned_to(at, 4), &w[g][c], 4);
+          else if (any) memcpy(aligned_to(at, 2), &half, 2);
+          break;
+        case RLY_ACCESS_VEC16: /* quad c's 4 rows at once (at g = 0), every quad of the walk */
+          assert_vec16_rows(s);
+          if (g == 0 && t->q0 + RLY_QUAD_SPACING * c < t->quads) {
+            uint8_t *v = aligned_to(at, 16);
+            for (int k = 0; k < 4; k++) memcpy(v + 4 * k, &w[k][c], 4);
+          }
+          break;
+        default:
+          ck_abort_msg("access mode %u", s->access);
+      }
     }
 }
 
-/* A relayout case: from and to layouts, rows, K, batch; LINEAR rows padded by 3 bytes, batches 16 apart. */
-static const struct {
-  nvfp4_sf_layout from, to;
-  int64_t rows, k, batch, to_sf_ld_pad;
-} walks[] = {
-    {LIN, BLK, 1, 32, 1, 0},   {LIN, BLK, 7, 96, 3, 0},    {LIN, BLK, 129, 544, 1, 0}, {LIN, BLK, 300, 544, 3, 0},
-    {BLK, LIN, 1, 96, 3, 0},   {BLK, LIN, 129, 32, 1, 5},  {BLK, LIN, 300, 544, 3, 0}, {LIN, LIN, 7, 544, 3, 9},
-    {LIN, LIN, 300, 96, 1, 1}, {BLK, BLK, 300, 544, 3, 0}, {BLK, BLK, 7, 32, 1, 0},    {LIN, BLK, 1000, 2048, 1, 0},
-};
-
-static int64_t sf_ld_of(nvfp4_sf_layout layout, int64_t k, int64_t pad) {
-  return layout == LIN ? k / 16 + pad : 0;
+/* scales_relayout.ptx in C, instruction group by instruction group, from the launch's grid and parameter
+ * block: every CTA walks its items, every thread of it loads its 16 words and stores them; each access is
+ * checked aligned to its width; the addresses are host memory here. */
+static void run_kernel_in_c(const unsigned char *p, uint32_t ctas) {
+  rly_side from = from_side(p), to = to_side(p);
+  uint64_t batch = param_u64(p, RLY_P_BATCH);
+  uint32_t tiles = param_u32(p, RLY_P_TILES), groups = param_u32(p, RLY_P_GROUPS);
+  uint32_t step_groups = param_u32(p, RLY_P_STEP_GROUPS), step_tiles = param_u32(p, RLY_P_STEP_TILES);
+  uint32_t step_batches = param_u32(p, RLY_P_STEP_BATCHES);
+  for (uint32_t cta = 0; cta < ctas; cta++) {
+    rly_thread t = {.b = cta / groups / tiles, .tile = cta / groups % tiles, .group = cta % groups,
+                    .quads = param_u32(p, RLY_P_QUADS)};
+    while (t.b < batch) {
+      for (uint32_t tid = 0; tid < RLY_THREADS; tid++) {
+        t.rr = tid / RLY_QUAD_SPACING;
+        t.qq = tid % RLY_QUAD_SPACING;
+        t.r0 = 128 * t.tile + t.rr;
+        t.q0 = RLY_ITEM_QUADS * t.group + t.qq;
+        uint32_t w[4][4];
+        load_item(&from, &t, w);
+        store_item(&to, &t, w);
+      }
+      t.group += step_groups;
+      if (t.group >= groups) t.group -= groups, t.tile++;
+      t.tile += step_tiles;
+      if (t.tile >= tiles) t.tile -= tiles, t.b++;
+      t.b += step_batches;
+    }
+  }
 }
 
-static int64_t batch_stride_of(const nvfp4_tensor *t) {
-  return nvfp4i_sf_batch_bytes(t->sf_layout, t->sf_ld, t->rows, t->k) + 16;
+/* A relayout case: from and to layouts, rows, K, batch; LINEAR rows padded (from: 3 bytes, to: to_sf_ld_pad),
+ * batches 16 bytes apart; aligned: sf_ld and batch strides then rounded up to multiples of 16; both scales
+ * `misalign` bytes past a 16-byte boundary. The access modes the host must pick for them. */
+static const struct {
+  nvfp4_sf_layout from, to;
+  int64_t rows, k, batch, to_sf_ld_pad, aligned, misalign;
+  uint32_t from_access, to_access;
+} walks[] = {
+#define B RLY_ACCESS_BYTES
+#define W RLY_ACCESS_WORDS
+#define V RLY_ACCESS_VEC16
+    /* odd LINEAR strides: bytes there; BLOCKED on 16-byte boundaries */
+    {LIN, BLK, 1, 32, 1, 0, 0, 0, W, V},    {LIN, BLK, 7, 96, 3, 0, 0, 0, B, V},
+    {LIN, BLK, 129, 544, 1, 0, 0, 0, B, V}, {LIN, BLK, 300, 544, 3, 0, 0, 0, B, V},
+    {BLK, LIN, 1, 96, 3, 0, 0, 0, V, B},    {BLK, LIN, 129, 32, 1, 5, 0, 0, V, B},
+    {BLK, LIN, 300, 544, 3, 0, 0, 0, V, B}, {LIN, LIN, 7, 544, 3, 9, 0, 0, B, B},
+    {LIN, LIN, 300, 96, 1, 1, 0, 0, B, B},  {BLK, BLK, 300, 544, 3, 0, 0, 0, V, V},
+    {BLK, BLK, 7, 32, 1, 0, 0, 0, V, V},    {LIN, BLK, 1000, 2048, 1, 0, 0, 0, B, V},
+    /* aligned strides: words and vectors; K/16 a multiple of 4 or not */
+    {LIN, BLK, 300, 544, 3, 0, 1, 0, W, V}, {BLK, LIN, 300, 544, 3, 1, 1, 0, V, W},
+    {LIN, BLK, 200, 1024, 2, 0, 1, 0, W, V}, {BLK, LIN, 200, 4160, 1, 0, 1, 0, V, W},
+    {LIN, LIN, 130, 1056, 3, 5, 1, 0, W, W}, {BLK, BLK, 130, 2080, 3, 0, 1, 0, V, V},
+    /* bases 4, 8, 12 bytes off: words on both sides */
+    {LIN, BLK, 300, 544, 3, 0, 1, 4, W, W}, {BLK, LIN, 129, 96, 2, 0, 1, 8, W, W},
+    {BLK, BLK, 300, 544, 3, 0, 1, 12, W, W},
+    /* bases 1, 3, 7, 13 bytes off: bytes on both sides */
+    {LIN, BLK, 129, 544, 3, 0, 1, 1, B, B}, {BLK, LIN, 300, 96, 2, 1, 0, 3, B, B},
+    {LIN, LIN, 7, 1056, 1, 5, 0, 7, B, B},  {BLK, BLK, 130, 32, 3, 0, 1, 13, B, B},
+    /* more items than resident CTAs: the grid's step carries into tile rows and batches */
+    {LIN, BLK, 777, 8224, 9, 0, 1, 0, W, V}, {BLK, LIN, 777, 8224, 9, 1, 0, 0, V, B},
+#undef B
+#undef W
+#undef V
+};
+
+static int64_t round_up16(int64_t v) { return (v + 15) / 16 * 16; }
+
+/* One side of a walk: its sf_ld (LINEAR) and batch stride. */
+static nvfp4_tensor walk_side(nvfp4_sf_layout layout, int64_t rows, int64_t k, int64_t batch, int64_t sf_ld_pad,
+                              int64_t aligned) {
+  nvfp4_tensor t = {NULL, NULL, rows, k, batch, 0, 0, layout == LIN ? k / 16 + sf_ld_pad : 0, 0, layout};
+  if (aligned) t.sf_ld = round_up16(t.sf_ld);
+  t.sf_batch_stride = nvfp4i_sf_batch_bytes(t.sf_layout, t.sf_ld, t.rows, t.k) + 16;
+  if (aligned) t.sf_batch_stride = round_up16(t.sf_batch_stride);
+  return t;
 }
 
 /* The kernel's walk (in C) and the reference, on destinations poisoned alike: every byte of the buffer equal. */
 START_TEST(relayout_walk_matches_the_reference) {
-  nvfp4_tensor from = {NULL, NULL, walks[_i].rows, walks[_i].k, walks[_i].batch, 0, 0,
-                       sf_ld_of(walks[_i].from, walks[_i].k, 3), 0, walks[_i].from};
-  nvfp4_tensor to = {NULL, NULL, walks[_i].rows, walks[_i].k, walks[_i].batch, 0, 0,
-                     sf_ld_of(walks[_i].to, walks[_i].k, walks[_i].to_sf_ld_pad), 0, walks[_i].to};
-  from.sf_batch_stride = batch_stride_of(&from);
-  to.sf_batch_stride = batch_stride_of(&to);
+  int64_t aligned = walks[_i].aligned;
+  nvfp4_tensor from = walk_side(walks[_i].from, walks[_i].rows, walks[_i].k, walks[_i].batch, 3, aligned);
+  nvfp4_tensor to = walk_side(walks[_i].to, walks[_i].rows, walks[_i].k, walks[_i].batch, walks[_i].to_sf_ld_pad,
+                              aligned);
+  size_t misalign = (size_t)walks[_i].misalign;
   size_t from_bytes = (size_t)(from.sf_batch_stride * from.batch), to_bytes = (size_t)(to.sf_batch_stride * to.batch);
-  uint8_t *src = malloc(from_bytes), *got = malloc(to_bytes), *want = malloc(to_bytes);
+  uint8_t *src = aligned_alloc(16, round_up16((int64_t)(misalign + from_bytes)));
+  uint8_t *got = aligned_alloc(16, round_up16((int64_t)(misalign + to_bytes)));
+  uint8_t *want = malloc(to_bytes);
+  ck_assert(src && got && want);
   nvfp4i_rng rng = {0x72656c61u + (uint64_t)_i};
-  for (size_t i = 0; i < from_bytes; i++) src[i] = (uint8_t)nvfp4i_rng_next(&rng);
-  memset(got, 0xFF, to_bytes);
+  for (size_t i = 0; i < from_bytes; i++) src[misalign + i] = (uint8_t)nvfp4i_rng_next(&rng);
+  memset(got, 0xFF, misalign + to_bytes);
   memset(want, 0xFF, to_bytes);
-  from.scales = src;
-  to.scales = got;
+  from.scales = src + misalign;
+  to.scales = got + misalign;
   ck_assert_msg(nvfp4_scales_relayout(fake_handle, &from, &to, NULL) == NVFP4_STATUS_SUCCESS, "%s",
                 nvfp4_last_error());
   CUlaunchConfig config;
   const unsigned char *p = fake_last_launch(&config);
+  assert_access(p, walks[_i].from_access, walks[_i].to_access);
   run_kernel_in_c(p, config.gridDimX);
   to.scales = want;
   nvfp4i_scales_relayout_ref(&from, &to);
+  for (size_t i = 0; i < misalign; i++)
+    if (got[i] != 0xFF) ck_abort_msg("case %d: byte %zu before the scales = 0x%02x", _i, i, got[i]);
   for (size_t i = 0; i < to_bytes; i++)
-    ck_assert_msg(got[i] == want[i], "case %d (%lld x %lld x %lld, layout %d -> %d): byte %zu = 0x%02x, expected "
-                  "0x%02x", _i, (long long)from.batch, (long long)from.rows, (long long)from.k, from.sf_layout,
-                  to.sf_layout, i, got[i], want[i]);
+    if (got[misalign + i] != want[i])
+      ck_abort_msg("case %d (%lld x %lld x %lld, layout %d -> %d): byte %zu = 0x%02x, expected 0x%02x", _i,
+                   (long long)from.batch, (long long)from.rows, (long long)from.k, from.sf_layout, to.sf_layout, i,
+                   got[misalign + i], want[i]);
   free(src);
   free(got);
   free(want);
@@ -269,6 +510,7 @@ Suite *scales_relayout_suite(void) {
   TCase *launches = tcase_create("scales_relayout launches");
   tcase_add_checked_fixture(launches, create_fake_handle, destroy_fake_handle);
   tcase_add_test(launches, relayout_passes_both_layouts_steps);
+  tcase_add_test(launches, relayout_picks_the_widest_aligned_access);
   tcase_add_loop_test(launches, relayout_walk_matches_the_reference, 0, (int)(sizeof walks / sizeof walks[0]));
   suite_add_tcase(s, launches);
   TCase *images = tcase_create("scales_relayout from an image without its entry");
