@@ -632,12 +632,15 @@ free_host:
 
 enum { RLY_GUARD_BYTES = 64 }; /* poisoned bytes before and after a destination: stray writes land there */
 
-/* A relayout destination of `layout` with the source's shape: LINEAR rows sf_ld_pad bytes longer than k/16,
- * batches 16 bytes apart. */
-static nvfp4_tensor relayout_target(const nvfp4_tensor *from, nvfp4_sf_layout layout, int64_t sf_ld_pad) {
-  nvfp4_tensor t = {NULL, NULL, from->rows, from->k, from->batch, 0, 0,
-                    layout == NVFP4_SF_LINEAR ? from->k / 16 + sf_ld_pad : 0, 0, layout};
+static int64_t round_up16(int64_t v) { return (v + 15) / 16 * 16; }
+
+nvfp4_tensor nvfp4i_relayout_target(const nvfp4_tensor *shape, nvfp4_sf_layout layout, int64_t sf_ld_pad,
+                                    int aligned) {
+  nvfp4_tensor t = {NULL, NULL, shape->rows, shape->k, shape->batch, 0, 0,
+                    layout == NVFP4_SF_LINEAR ? shape->k / 16 + sf_ld_pad : 0, 0, layout};
+  if (aligned) t.sf_ld = round_up16(t.sf_ld);
   t.sf_batch_stride = nvfp4i_sf_batch_bytes(layout, t.sf_ld, t.rows, t.k) + 16;
+  if (aligned) t.sf_batch_stride = round_up16(t.sf_batch_stride);
   return t;
 }
 
@@ -685,7 +688,7 @@ int nvfp4i_verify_scales_relayout(nvfp4_handle *h, const nvfp4i_relayout_case *c
   snprintf(v->detail, sizeof v->detail, "every byte matched");
   nvfp4i_rng rng = {c->seed};
   nvfp4_tensor from = {NULL, NULL, c->rows, c->k, c->batch, 0, 0, 0, 0, c->from_layout};
-  from = relayout_target(&from, c->from_layout, 3);
+  from = nvfp4i_relayout_target(&from, c->from_layout, 3, c->aligned_strides);
   size_t from_bytes = (size_t)(from.sf_batch_stride * from.batch), misalign = (size_t)c->sf_misalign;
   uint8_t *from_host = malloc(from_bytes);
   CUdeviceptr d_from = 0, d_to = 0, d_back = 0;
@@ -700,11 +703,11 @@ int nvfp4i_verify_scales_relayout(nvfp4_handle *h, const nvfp4i_relayout_case *c
 
   nvfp4_tensor expected = from; /* what every destination must hold: from's scales, placed its way */
   expected.scales = from_host;
-  nvfp4_tensor to = relayout_target(&from, c->to_layout, c->to_sf_ld_pad);
+  nvfp4_tensor to = nvfp4i_relayout_target(&from, c->to_layout, c->to_sf_ld_pad, c->aligned_strides);
   relayout_and_compare(h, &from, &expected, &to, c->sf_misalign, &d_to, "there", v);
   if (v->status != NVFP4_STATUS_SUCCESS || v->failures || !c->and_back) goto free_to;
   /* and back into from's layout and strides: the scales of from again, BLOCKED padding 0 */
-  nvfp4_tensor back = relayout_target(&from, c->from_layout, 3);
+  nvfp4_tensor back = nvfp4i_relayout_target(&from, c->from_layout, 3, c->aligned_strides);
   relayout_and_compare(h, &to, &expected, &back, c->sf_misalign, &d_back, "and back", v);
 
 free_to:

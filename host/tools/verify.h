@@ -139,7 +139,9 @@ int nvfp4i_verify_quantize(nvfp4_handle *h, const nvfp4i_quantize_case *c, nvfp4
 /* A scale relayout check: source scales (rows x k x batch, from_layout; LINEAR rows 3 bytes longer than k/16,
  * batches 16 bytes apart, every byte random, gaps included) relaid into to_layout (LINEAR rows to_sf_ld_pad
  * bytes longer, batches 16 bytes apart); and_back: that result relaid into from's layout and strides again.
- * sf_misalign: every source and destination starts that many bytes past a 16-byte boundary. */
+ * sf_misalign: every source and destination starts that many bytes past a 16-byte boundary. aligned_strides:
+ * every LINEAR sf_ld and every batch stride rounded up to a multiple of 16 (the kernel's word and vector
+ * accesses; the rows and batches keep gaps). */
 typedef struct nvfp4i_relayout_case {
   int64_t rows, k, batch;
   nvfp4_sf_layout from_layout, to_layout;
@@ -147,7 +149,14 @@ typedef struct nvfp4i_relayout_case {
   int and_back;
   uint64_t seed;
   int64_t sf_misalign;
+  int aligned_strides;
 } nvfp4i_relayout_case;
+
+/* The scales a relayout check lays out (no pointer): shape's rows, k and batch in `layout`, LINEAR rows
+ * sf_ld_pad bytes longer than k/16, batches 16 bytes apart; aligned: sf_ld and the batch stride then rounded
+ * up to multiples of 16. */
+nvfp4_tensor nvfp4i_relayout_target(const nvfp4_tensor *shape, nvfp4_sf_layout layout, int64_t sf_ld_pad,
+                                    int aligned);
 
 /* Each destination poisoned (0xFF) with poisoned guards around it, nvfp4_scales_relayout on the stream 0, and
  * every byte of the buffer against nvfp4i_scales_relayout_ref of the source on a buffer poisoned alike (the

@@ -2,7 +2,9 @@
  * nvfp4i_scales_relayout_ref (nvfp4i_verify_scales_relayout): LINEAR -> BLOCKED, BLOCKED -> LINEAR, LINEAR ->
  * LINEAR with another sf_ld, BLOCKED -> BLOCKED, over rows 1, 7, 129, 300, K 32, 96, 544 and batches 1 and 3,
  * each relaid there and back again (the source's scales exactly, BLOCKED padding 0); destinations poisoned
- * 0xFF, every byte the layout does not define must stay so. Then one large tensor, and CUDA graph replay. */
+ * 0xFF, every byte the layout does not define must stay so. Then the kernel's access modes (16-byte vectors,
+ * words, bytes) on each side, one large tensor, and CUDA graph replay. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,6 +56,42 @@ START_TEST(relayout_matches_reference_there_and_back) {
                             .to_layout = directions[d].to, .to_sf_ld_pad = directions[d].to_sf_ld_pad,
                             .and_back = 1};
   check(directions[d].what, &c, 0x726c7900u + (uint64_t)i);
+}
+END_TEST
+
+/* The kernel's access modes (host/scales_relayout.c picks each side's from its base, sf_ld and batch stride):
+ * every direction with LINEAR words and BLOCKED 16-byte vectors (strides multiples of 16, bases aligned), with
+ * words on both sides (bases 4 bytes off), and with LINEAR bytes beside BLOCKED words (odd LINEAR strides,
+ * bases 8 bytes off); over one row, K/16 a multiple of 4 or not, more than one group of quads per tile row,
+ * batches 1 to 3. The 1, 3, 7 and 13 bytes off (bytes on both sides) are NVFP4_GPU_SUITE=contract's. */
+static const struct {
+  const char *what;
+  int aligned_strides;
+  int64_t sf_misalign;
+} accesses[] = {
+    {"LINEAR words, BLOCKED vectors", 1, 0},
+    {"words on both sides, bases 4 bytes off", 1, 4},
+    {"LINEAR bytes (odd strides), BLOCKED words (bases 8 bytes off)", 0, 8},
+};
+static const struct {
+  int64_t rows, k, batch;
+} access_shapes[] = {{1, 64, 1}, {130, 2080, 3}, {257, 1024, 2}};
+enum {
+  ACCESSES = sizeof accesses / sizeof accesses[0],
+  ACCESS_SHAPES = sizeof access_shapes / sizeof access_shapes[0],
+  ACCESS_CASES = DIRECTIONS * ACCESSES * ACCESS_SHAPES,
+};
+
+/* case i: direction, access, shape, in that order (shape fastest) */
+START_TEST(relayout_access_modes_match_reference_there_and_back) {
+  int i = _i, s = i % ACCESS_SHAPES, m = i / ACCESS_SHAPES % ACCESSES, d = i / ACCESS_SHAPES / ACCESSES;
+  nvfp4i_relayout_case c = {.rows = access_shapes[s].rows, .k = access_shapes[s].k, .batch = access_shapes[s].batch,
+                            .from_layout = directions[d].from, .to_layout = directions[d].to,
+                            .to_sf_ld_pad = directions[d].to_sf_ld_pad, .and_back = 1,
+                            .sf_misalign = accesses[m].sf_misalign, .aligned_strides = accesses[m].aligned_strides};
+  char what[160];
+  snprintf(what, sizeof what, "%s, %s", directions[d].what, accesses[m].what);
+  check(what, &c, 0x726c7a00u + (uint64_t)i);
 }
 END_TEST
 
@@ -125,6 +163,9 @@ Suite *scales_relayout_gpu_suite(void) {
   TCase *shapes = gpu_tcase("scales_relayout shapes", 300);
   tcase_add_loop_test(shapes, relayout_matches_reference_there_and_back, 0, SHAPES);
   suite_add_tcase(s, shapes);
+  TCase *access_modes = gpu_tcase("scales_relayout access modes", 300);
+  tcase_add_loop_test(access_modes, relayout_access_modes_match_reference_there_and_back, 0, ACCESS_CASES);
+  suite_add_tcase(s, access_modes);
   if (!gpu_quick()) {
     TCase *large = gpu_tcase("scales_relayout large", 300);
     tcase_add_test(large, relayout_large_matches_reference);

@@ -12,6 +12,7 @@
 #include "sm90a/scales_relayout_layout.h"
 #include "suites.h"
 #include "testdata.h"
+#include "verify.h"
 
 #define LIN NVFP4_SF_LINEAR
 #define BLK NVFP4_SF_BLOCKED_128x4
@@ -404,12 +405,15 @@ static void run_kernel_in_c(const unsigned char *p, uint32_t ctas) {
   }
 }
 
-/* A relayout case: from and to layouts, rows, K, batch; LINEAR rows padded (from: 3 bytes, to: to_sf_ld_pad),
- * batches 16 bytes apart; aligned: sf_ld and batch strides then rounded up to multiples of 16; both scales
- * `misalign` bytes past a 16-byte boundary. The access modes the host must pick for them. */
+/* A relayout case: from and to layouts, rows, K, batch, laid out as the GPU checks lay them
+ * (nvfp4i_relayout_target: LINEAR rows 3 and to_sf_ld_pad bytes longer than k/16, batches 16 bytes apart;
+ * aligned: both strides rounded up to 16), both scales `misalign` bytes past a 16-byte boundary; and the
+ * access modes the host must pick for them. */
 static const struct {
   nvfp4_sf_layout from, to;
-  int64_t rows, k, batch, to_sf_ld_pad, aligned, misalign;
+  int64_t rows, k, batch, to_sf_ld_pad;
+  int aligned;
+  int64_t misalign;
   uint32_t from_access, to_access;
 } walks[] = {
 #define B RLY_ACCESS_BYTES
@@ -439,28 +443,17 @@ static const struct {
 #undef V
 };
 
-static int64_t round_up16(int64_t v) { return (v + 15) / 16 * 16; }
-
-/* One side of a walk: its sf_ld (LINEAR) and batch stride. */
-static nvfp4_tensor walk_side(nvfp4_sf_layout layout, int64_t rows, int64_t k, int64_t batch, int64_t sf_ld_pad,
-                              int64_t aligned) {
-  nvfp4_tensor t = {NULL, NULL, rows, k, batch, 0, 0, layout == LIN ? k / 16 + sf_ld_pad : 0, 0, layout};
-  if (aligned) t.sf_ld = round_up16(t.sf_ld);
-  t.sf_batch_stride = nvfp4i_sf_batch_bytes(t.sf_layout, t.sf_ld, t.rows, t.k) + 16;
-  if (aligned) t.sf_batch_stride = round_up16(t.sf_batch_stride);
-  return t;
-}
+static size_t round_up16(size_t v) { return (v + 15) / 16 * 16; }
 
 /* The kernel's walk (in C) and the reference, on destinations poisoned alike: every byte of the buffer equal. */
 START_TEST(relayout_walk_matches_the_reference) {
-  int64_t aligned = walks[_i].aligned;
-  nvfp4_tensor from = walk_side(walks[_i].from, walks[_i].rows, walks[_i].k, walks[_i].batch, 3, aligned);
-  nvfp4_tensor to = walk_side(walks[_i].to, walks[_i].rows, walks[_i].k, walks[_i].batch, walks[_i].to_sf_ld_pad,
-                              aligned);
+  const nvfp4_tensor shape = {.rows = walks[_i].rows, .k = walks[_i].k, .batch = walks[_i].batch};
+  nvfp4_tensor from = nvfp4i_relayout_target(&shape, walks[_i].from, 3, walks[_i].aligned);
+  nvfp4_tensor to = nvfp4i_relayout_target(&shape, walks[_i].to, walks[_i].to_sf_ld_pad, walks[_i].aligned);
   size_t misalign = (size_t)walks[_i].misalign;
   size_t from_bytes = (size_t)(from.sf_batch_stride * from.batch), to_bytes = (size_t)(to.sf_batch_stride * to.batch);
-  uint8_t *src = aligned_alloc(16, round_up16((int64_t)(misalign + from_bytes)));
-  uint8_t *got = aligned_alloc(16, round_up16((int64_t)(misalign + to_bytes)));
+  uint8_t *src = aligned_alloc(16, round_up16(misalign + from_bytes));
+  uint8_t *got = aligned_alloc(16, round_up16(misalign + to_bytes));
   uint8_t *want = malloc(to_bytes);
   ck_assert(src && got && want);
   nvfp4i_rng rng = {0x72656c61u + (uint64_t)_i};
