@@ -22,6 +22,7 @@ typedef struct gemv_params {
   uint32_t m, chunks_per_row, a_sf_pair_step, x_sf_pair_step, lanes_per_row_log2, quads_per_batch, quads_per_cta;
   uint32_t y_dtype;
   float alpha;
+  uint32_t x_dtype;
 } gemv_params;
 
 #define GEMV_PARAM_AT(field, offset) _Static_assert(offsetof(gemv_params, field) == (offset), #offset);
@@ -49,8 +50,10 @@ GEMV_PARAM_AT(quads_per_batch, GEMV_P_QUADS_PER_BATCH)
 GEMV_PARAM_AT(quads_per_cta, GEMV_P_QUADS_PER_CTA)
 GEMV_PARAM_AT(y_dtype, GEMV_P_Y_DTYPE)
 GEMV_PARAM_AT(alpha, GEMV_P_ALPHA)
+GEMV_PARAM_AT(x_dtype, GEMV_P_X_DTYPE)
 #undef GEMV_PARAM_AT
-_Static_assert(GEMV_P_ALPHA + sizeof(float) == GEMV_PARAM_BYTES, "GEMV_PARAM_BYTES ends the block");
+_Static_assert(GEMV_P_X_DTYPE + sizeof(uint32_t) == GEMV_PARAM_BYTES, "GEMV_PARAM_BYTES ends the block");
+_Static_assert(sizeof(gemv_params) == GEMV_PARAM_BYTES, "no padding in the block");
 _Static_assert(1 << GEMV_THREADS_LOG2 == GEMV_THREADS, "GEMV_THREADS_LOG2");
 _Static_assert(GEMV_WARP_PARTIALS == 2 * (GEMV_THREADS / 32) * GEMV_ROWS_PER_QUAD, "two buffers of 4 rows per warp");
 _Static_assert(GEMV_PARTIALS_BUFFER_BYTES * 2 == GEMV_STATIC_SMEM, "GEMV_PARTIALS_BUFFER_BYTES: one of two");

@@ -1,38 +1,46 @@
-/* ptx/sm90a/gemv_layout.h - the GEMV kernel family's layout: entry names, launch shape, shared memory and
- * the parameter block. gemv.ptx includes it through cpp and host/gemv.c through the C compiler, which checks
- * its parameter struct against these offsets; nothing here is copied by hand. Only #defines: PTX reads
- * them too. Where PTX takes no expression (an array size, .maxntid) the value is a literal, and the host
- * checks it against what it stands for. */
+/* ptx/sm90a/gemv_layout.h - the GEMV kernel families' layout: entry names, launch shape, shared memory and
+ * the parameter block. gemv.ptx and gemv_w4a16.ptx include it through cpp and host/gemv.c through the C
+ * compiler, which checks its parameter struct against these offsets; nothing here is copied by hand. Only
+ * #defines: PTX reads them too. Where PTX takes no expression (an array size, .maxntid) the value is a
+ * literal, and the host checks it against what it stands for. */
 #ifndef NVFP4_PTX_SM90A_GEMV_LAYOUT_H
 #define NVFP4_PTX_SM90A_GEMV_LAYOUT_H
 
-/* The entries: the same parameters, launch and method; see gemv.ptx, "Ragged chunk counts". */
+/* The entries, two per family (see gemv_common.inc, "Ragged chunk counts"): the NVFP4 GEMV (gemv.ptx) and
+ * the W4A16 GEMV, x dense f16 or bf16 (gemv_w4a16.ptx). All four take the same parameter block and launch. */
 #define GEMV_ENTRY_PLAIN nvfp4_gemv_sm90a
 #define GEMV_ENTRY_EQUAL_STEPS nvfp4_gemv_equal_steps_sm90a
+#define GEMV_W4A16_ENTRY_PLAIN nvfp4_gemv_w4a16_sm90a
+#define GEMV_W4A16_ENTRY_EQUAL_STEPS nvfp4_gemv_w4a16_equal_steps_sm90a
 
-/* Launch: block (GEMV_THREADS, 1, 1) = 8 warps; grid (P, L, 1), persistent (see gemv.ptx). */
+/* Launch: block (GEMV_THREADS, 1, 1) = 8 warps; grid (P, L, 1), persistent (see gemv_common.inc). */
 #define GEMV_THREADS 256
 #define GEMV_THREADS_LOG2 8
 #define GEMV_ROWS_PER_QUAD 4 /* a thread group owns 4 rows of a tile: a quad */
 
-/* Shared memory. Dynamic: x of the CTA's batch, decoded, per 32-element chunk GEMV_X_CHUNK_BYTES signed
- * bytes 2*e2m1 and then, after all chunks, GEMV_X_SF_CHUNK_BYTES of two f32 scales times 1/4. Static:
+/* Shared memory. Dynamic: x of the CTA's batch. NVFP4: decoded, per 32-element chunk GEMV_X_CHUNK_BYTES
+ * signed bytes 2*e2m1 and then, after all chunks, GEMV_X_SF_CHUNK_BYTES of two f32 scales times 1/4.
+ * W4A16: as f32, per chunk 32 values and 16 bytes of padding (GEMV_W4A16_SMEM_PER_CHUNK), so that the
+ * 16-byte loads of a warp's threads, which read consecutive chunks, fall on different banks. Static:
  * warp_partials, [2 buffers][8 warps][4 rows] of f32 (GEMV_WARP_PARTIALS of them), for groups wider than
  * a warp. */
 #define GEMV_X_CHUNK_BYTES 32
 #define GEMV_X_SF_CHUNK_BYTES 8
 #define GEMV_SMEM_PER_CHUNK (GEMV_X_CHUNK_BYTES + GEMV_X_SF_CHUNK_BYTES)
+#define GEMV_W4A16_SMEM_PER_CHUNK 144
 #define GEMV_WARP_PARTIALS 64
 #define GEMV_PARTIALS_BUFFER_BYTES 128 /* one buffer: 8 warps x 4 rows x 4 bytes */
 #define GEMV_STATIC_SMEM (GEMV_WARP_PARTIALS * 4)
 #define GEMV_MAX_DYNAMIC_SMEM (227 * 1024 - GEMV_STATIC_SMEM) /* the sm_90 limit per block, less the static */
 
 /* The parameter block, one .param .b8 array of GEMV_PARAM_BYTES (byte offset: meaning). Literal offsets, so
- * that build/ptx reads [p_gemv + 152]; host/gemv.c checks every one against its struct. Data pointers are
- * 16-byte aligned, and so are ld and batch strides of A and x. */
+ * that build/ptx reads [p_gemv + 152]; host/gemv.c checks every one against its struct. A's data, ld and
+ * batch stride are 16-byte aligned; so are x's in the NVFP4 entries (the W4A16 ones take x at any element
+ * address). The W4A16 entries read no x scales (GEMV_P_X_SF, _X_SF_BATCH_STRIDE, _X_SF_PAIR_STEP) and the
+ * NVFP4 ones no x type (GEMV_P_X_DTYPE). */
 #define GEMV_P_A_DATA 0                           /* u64  A, packed e2m1 (even k in the low nibble) */
 #define GEMV_P_A_SF 8                             /* u64  A's e4m3 block scales */
-#define GEMV_P_X_DATA 16                          /* u64  x, packed e2m1 */
+#define GEMV_P_X_DATA 16                          /* u64  x: packed e2m1, or (W4A16) f16 / bf16 elements */
 #define GEMV_P_X_SF 24                            /* u64  x's e4m3 block scales */
 #define GEMV_P_Y 32                               /* u64  output */
 #define GEMV_P_A_LD 40                            /* u64  bytes between rows of A */
@@ -60,6 +68,7 @@
 #define GEMV_P_QUADS_PER_CTA 144                  /* u32  consecutive quads per CTA */
 #define GEMV_P_Y_DTYPE 148                        /* u32  0 f16, 1 bf16, 2 f32 */
 #define GEMV_P_ALPHA 152                          /* f32 */
-#define GEMV_PARAM_BYTES 156                      /* GEMV_P_ALPHA + 4 */
+#define GEMV_P_X_DTYPE 156                        /* u32  W4A16: x's type, 0 f16, 1 bf16 */
+#define GEMV_PARAM_BYTES 160                      /* GEMV_P_X_DTYPE + 4 */
 
 #endif
