@@ -167,8 +167,9 @@ $(GPU_TESTS): $(GPU_SRC:%.c=$(BUILD)/obj/%.o) $(TOOLS_LIB) $(STATIC_LIB) | $(BUI
 PC_VARS := $(PREFIX) $(LIBDIR) $(INCLUDEDIR) $(VERSION)
 # A libcuda.so.1 without a GPU behind it, for the CPU tests that run the library and the command end to end.
 FAKE_LIBCUDA := $(BUILD)/tests/libcuda_fake.so
-$(FAKE_LIBCUDA): tests/fake/libcuda.c ptx/sm90a/grouped_gemm_layout.h ptx/sm90a/dequantize_layout.h \
-                 ptx/sm90a/quantize_layout.h ptx/sm90a/scales_relayout_layout.h | $(BUILD)/tests
+$(FAKE_LIBCUDA): tests/fake/libcuda.c ptx/sm90a/gemv_layout.h ptx/sm90a/grouped_gemm_layout.h \
+                 ptx/sm90a/dequantize_layout.h ptx/sm90a/quantize_layout.h ptx/sm90a/scales_relayout_layout.h \
+                 | $(BUILD)/tests
 	$(call say,LD,$@)
 	$(Q)$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -fPIC -Iptx -isystem $(CUDA_HOME)/include $(CFLAGS) -shared -o $@ $<
 

@@ -1,5 +1,8 @@
-/* nvfp4_gemv: validate -> launch shape -> one launch of nvfp4_gemv_sm90a, or of nvfp4_gemv_equal_steps_sm90a
- * where the threads of a warp would take different numbers of steps (ptx/sm90a/gemv.ptx). */
+/* nvfp4_gemv and nvfp4_gemv_w4a16: validate -> launch shape -> one launch of the family's plain entry, or of its
+ * equal-steps entry where the threads of a warp would take different numbers of steps: nvfp4_gemv_sm90a and
+ * nvfp4_gemv_equal_steps_sm90a for NVFP4 x (ptx/sm90a/gemv.ptx), nvfp4_gemv_w4a16_sm90a and
+ * nvfp4_gemv_w4a16_equal_steps_sm90a for dense f16 / bf16 x (ptx/sm90a/gemv_w4a16.ptx). Both families take
+ * the parameter block and launch shape of ptx/sm90a/gemv_layout.h and differ only in how x is staged. */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -58,32 +61,63 @@ _Static_assert(1 << GEMV_THREADS_LOG2 == GEMV_THREADS, "GEMV_THREADS_LOG2");
 _Static_assert(GEMV_WARP_PARTIALS == 2 * (GEMV_THREADS / 32) * GEMV_ROWS_PER_QUAD, "two buffers of 4 rows per warp");
 _Static_assert(GEMV_PARTIALS_BUFFER_BYTES * 2 == GEMV_STATIC_SMEM, "GEMV_PARTIALS_BUFFER_BYTES: one of two");
 
-static nvfp4_status validate(const nvfp4_handle *h, const nvfp4_tensor *a, const nvfp4_tensor *x,
-                             const nvfp4_output *y) {
+/* A family of GEMV kernels: its two entries (gemv_common.inc, "Ragged chunk counts") and the shared memory x
+ * takes per 32-element chunk. */
+typedef struct gemv_family {
+  nvfp4i_kernel_id plain, equal_steps;
+  uint32_t smem_per_chunk;
+} gemv_family;
+
+static const gemv_family nvfp4_x = {NVFP4I_KERNEL_GEMV, NVFP4I_KERNEL_GEMV_EQUAL_STEPS, GEMV_SMEM_PER_CHUNK};
+static const gemv_family dense_x = {NVFP4I_KERNEL_GEMV_W4A16, NVFP4I_KERNEL_GEMV_W4A16_EQUAL_STEPS,
+                                    GEMV_W4A16_SMEM_PER_CHUNK};
+
+static nvfp4_status check_pointers(const nvfp4_handle *h, const void *a, const void *x, const void *y) {
   const nvfp4_status bad = NVFP4_STATUS_INVALID_VALUE;
   if (h == NULL) return nvfp4i_fail(bad, "h is NULL");
   if (a == NULL) return nvfp4i_fail(bad, "a is NULL");
   if (x == NULL) return nvfp4i_fail(bad, "x is NULL");
   if (y == NULL) return nvfp4i_fail(bad, "y is NULL");
-  nvfp4_status status = nvfp4i_validate_tensor("a", a, 1);
-  if (status == NVFP4_STATUS_SUCCESS) status = nvfp4i_validate_tensor("x", x, 1);
+  return NVFP4_STATUS_SUCCESS;
+}
+
+/* What both GEMVs ask once a and x passed their own checks: x one row of a's K per batch of a, y a->rows x 1 per
+ * batch, x in the family's shared memory, the batches in the grid, a's 16-byte loads. */
+static nvfp4_status check_shape(const nvfp4_tensor *a, int64_t x_rows, int64_t x_k, int64_t x_batch,
+                                const nvfp4_output *y, const gemv_family *f) {
+  const nvfp4_status bad = NVFP4_STATUS_INVALID_VALUE;
+  if (x_rows != 1) return nvfp4i_fail(bad, "x.rows = %lld: must be 1", (long long)x_rows);
+  if (x_k != a->k) return nvfp4i_fail(bad, "x.k = %lld: must equal a.k = %lld", (long long)x_k, (long long)a->k);
+  if (x_batch != a->batch)
+    return nvfp4i_fail(bad, "x.batch = %lld: must equal a.batch = %lld", (long long)x_batch, (long long)a->batch);
+  nvfp4_status status = nvfp4i_validate_output("y", y, a->rows, 1, a->batch);
   if (status != NVFP4_STATUS_SUCCESS) return status;
-  if (x->rows != 1) return nvfp4i_fail(bad, "x.rows = %lld: must be 1", (long long)x->rows);
-  if (x->k != a->k)
-    return nvfp4i_fail(bad, "x.k = %lld: must equal a.k = %lld", (long long)x->k, (long long)a->k);
-  if (x->batch != a->batch)
-    return nvfp4i_fail(bad, "x.batch = %lld: must equal a.batch = %lld", (long long)x->batch,
-                       (long long)a->batch);
-  status = nvfp4i_validate_output("y", y, a->rows, 1, a->batch);
-  if (status != NVFP4_STATUS_SUCCESS) return status;
-  if (a->k / 32 * GEMV_SMEM_PER_CHUNK > GEMV_MAX_DYNAMIC_SMEM)
+  if (a->k / 32 * f->smem_per_chunk > GEMV_MAX_DYNAMIC_SMEM)
     return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "a.k = %lld: GEMV holds x in shared memory, K <= %d",
-                       (long long)a->k, GEMV_MAX_DYNAMIC_SMEM / GEMV_SMEM_PER_CHUNK * 32);
+                       (long long)a->k, GEMV_MAX_DYNAMIC_SMEM / f->smem_per_chunk * 32);
   if (a->batch > GEMV_MAX_BATCH)
     return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "a.batch = %lld: at most %d batches per call",
                        (long long)a->batch, GEMV_MAX_BATCH);
-  status = nvfp4i_validate_vector_alignment("a", a);
+  return nvfp4i_validate_vector_alignment("a", a);
+}
+
+static nvfp4_status validate(const nvfp4_handle *h, const nvfp4_tensor *a, const nvfp4_tensor *x,
+                             const nvfp4_output *y) {
+  nvfp4_status status = check_pointers(h, a, x, y);
+  if (status == NVFP4_STATUS_SUCCESS) status = nvfp4i_validate_tensor("a", a, 1);
+  if (status == NVFP4_STATUS_SUCCESS) status = nvfp4i_validate_tensor("x", x, 1);
+  if (status == NVFP4_STATUS_SUCCESS) status = check_shape(a, x->rows, x->k, x->batch, y, &nvfp4_x);
   if (status == NVFP4_STATUS_SUCCESS) status = nvfp4i_validate_vector_alignment("x", x);
+  return status;
+}
+
+/* W4A16: x dense, F16 or BF16 (F32: NOT_SUPPORTED), at any element address with any batch stride. */
+static nvfp4_status validate_w4a16(const nvfp4_handle *h, const nvfp4_tensor *a, const nvfp4_dense *x,
+                                   const nvfp4_output *y) {
+  nvfp4_status status = check_pointers(h, a, x, y);
+  if (status == NVFP4_STATUS_SUCCESS) status = nvfp4i_validate_tensor("a", a, 1);
+  if (status == NVFP4_STATUS_SUCCESS) status = nvfp4i_validate_dense("x", x, 1);
+  if (status == NVFP4_STATUS_SUCCESS) status = check_shape(a, x->rows, x->k, x->batch, y, &dense_x);
   return status;
 }
 
@@ -110,22 +144,42 @@ static double busy_share(uint32_t lanes_log2, uint32_t chunks_per_row, uint32_t 
          round_up(quads_per_cta, groups);
 }
 
-NVFP4_API nvfp4_status nvfp4_gemv(nvfp4_handle *h, const nvfp4_tensor *a, const nvfp4_tensor *x,
-                                  const nvfp4_output *y, float alpha, CUstream stream) {
-  nvfp4i_clear_error();
-  nvfp4_status status = validate(h, a, x, y);
-  if (status != NVFP4_STATUS_SUCCESS) return status;
+/* The fields of the parameter block that A, y and alpha set, both families alike. */
+static gemv_params operand_params(const nvfp4_tensor *a, const nvfp4_output *y, float alpha) {
+  nvfp4i_sf_steps as = nvfp4i_sf_steps_of(a);
+  return (gemv_params){
+      .a_data = (uintptr_t)a->data,
+      .a_sf = (uintptr_t)a->scales,
+      .y = (uintptr_t)y->data,
+      .a_ld = (uint64_t)a->ld,
+      .a_batch_stride = (uint64_t)a->batch_stride,
+      .a_sf_batch_stride = (uint64_t)a->sf_batch_stride,
+      .a_sf_row_step128 = as.step128,
+      .a_sf_row_step32 = as.step32,
+      .a_sf_row_step1 = as.step1,
+      .y_ld = (uint64_t)y->ld,
+      .y_batch_stride = (uint64_t)y->batch_stride,
+      .m = (uint32_t)a->rows,
+      .chunks_per_row = (uint32_t)(a->k / 32),
+      .a_sf_pair_step = as.quad_step,
+      .y_dtype = (uint32_t)y->dtype,
+      .alpha = alpha,
+  };
+}
 
+/* Completes p with the launch shape for A (m rows, k, batch) and launches the family's entry for it. */
+static nvfp4_status launch_gemv(nvfp4_handle *h, const gemv_family *f, const nvfp4_tensor *a, gemv_params *p,
+                                CUstream stream) {
   /* Persistent grid: as many CTAs per batch as fit at once, each taking Q consecutive quads (4-row
    * groups), a tile of one quad per thread group at a time; the last tile may leave groups idle, so every
    * SM gets the same work to within one quad per CTA. */
-  uint32_t chunks_per_row = (uint32_t)(a->k / 32);
-  uint32_t smem = chunks_per_row * GEMV_SMEM_PER_CHUNK;
+  uint32_t chunks_per_row = p->chunks_per_row;
+  uint32_t smem = chunks_per_row * f->smem_per_chunk;
   uint32_t ctas_per_sm = GEMV_SM_SMEM / (smem + 1024); /* 1 KB per CTA is the driver's reserve */
-  /* registers permitting: the two entries' fit is taken alike (125 and 128 registers: 2 CTAs each), so the
-   * launch shape does not depend on which of them runs it */
-  uint32_t blocks_per_sm = (uint32_t)h->kernels[NVFP4I_KERNEL_GEMV].blocks_per_sm;
-  uint32_t equal_steps_blocks = (uint32_t)h->kernels[NVFP4I_KERNEL_GEMV_EQUAL_STEPS].blocks_per_sm;
+  /* registers permitting: a family's two entries' fit is taken alike (NVFP4: 125 and 128 registers, 2 CTAs
+   * each), so the launch shape does not depend on which of them runs it */
+  uint32_t blocks_per_sm = (uint32_t)h->kernels[f->plain].blocks_per_sm;
+  uint32_t equal_steps_blocks = (uint32_t)h->kernels[f->equal_steps].blocks_per_sm;
   if (blocks_per_sm > equal_steps_blocks) blocks_per_sm = equal_steps_blocks;
   if (ctas_per_sm > blocks_per_sm) ctas_per_sm = blocks_per_sm;
   uint32_t quads = (uint32_t)((a->rows + GEMV_ROWS_PER_QUAD - 1) / GEMV_ROWS_PER_QUAD);
@@ -155,35 +209,10 @@ NVFP4_API nvfp4_status nvfp4_gemv(nvfp4_handle *h, const nvfp4_tensor *a, const 
         lanes_log2 = l;
   }
 
-  /* The kernel steps from chunk pair to chunk pair (4 blocks): quad_step bytes. */
-  nvfp4i_sf_steps as = nvfp4i_sf_steps_of(a), xs = nvfp4i_sf_steps_of(x);
-  gemv_params p = {
-      .a_data = (uintptr_t)a->data,
-      .a_sf = (uintptr_t)a->scales,
-      .x_data = (uintptr_t)x->data,
-      .x_sf = (uintptr_t)x->scales,
-      .y = (uintptr_t)y->data,
-      .a_ld = (uint64_t)a->ld,
-      .a_batch_stride = (uint64_t)a->batch_stride,
-      .a_sf_batch_stride = (uint64_t)a->sf_batch_stride,
-      .a_sf_row_step128 = as.step128,
-      .a_sf_row_step32 = as.step32,
-      .a_sf_row_step1 = as.step1,
-      .x_batch_stride = (uint64_t)x->batch_stride,
-      .x_sf_batch_stride = (uint64_t)x->sf_batch_stride,
-      .y_ld = (uint64_t)y->ld,
-      .y_batch_stride = (uint64_t)y->batch_stride,
-      .m = (uint32_t)a->rows,
-      .chunks_per_row = chunks_per_row,
-      .a_sf_pair_step = as.quad_step,
-      .x_sf_pair_step = xs.quad_step,
-      .lanes_per_row_log2 = lanes_log2,
-      .quads_per_batch = quads,
-      .quads_per_cta = quads_per_cta,
-      .y_dtype = (uint32_t)y->dtype,
-      .alpha = alpha,
-  };
-  void *params[] = {&p};
+  p->lanes_per_row_log2 = lanes_log2;
+  p->quads_per_batch = quads;
+  p->quads_per_cta = quads_per_cta;
+  void *params[] = {p};
   nvfp4i_launch launch = {
       .grid = {ctas, (unsigned)a->batch, 1},
       .block = {GEMV_THREADS, 1, 1},
@@ -196,6 +225,32 @@ NVFP4_API nvfp4_status nvfp4_gemv(nvfp4_handle *h, const nvfp4_tensor *a, const 
    * guards cost 1-4% on shapes without split warps (256x7168x1, 224 chunks on 128 lanes, whose fourth warp
    * stops a step early as a whole: 6.28 against 6.13 us), so it runs only where warps split. */
   int split = chunks_per_row % (1u << lanes_log2) % 32 != 0;
-  nvfp4i_kernel_id kernel = split ? NVFP4I_KERNEL_GEMV_EQUAL_STEPS : NVFP4I_KERNEL_GEMV;
-  return nvfp4i_launch_kernel(h, kernel, &launch, stream);
+  return nvfp4i_launch_kernel(h, split ? f->equal_steps : f->plain, &launch, stream);
+}
+
+NVFP4_API nvfp4_status nvfp4_gemv(nvfp4_handle *h, const nvfp4_tensor *a, const nvfp4_tensor *x,
+                                  const nvfp4_output *y, float alpha, CUstream stream) {
+  nvfp4i_clear_error();
+  nvfp4_status status = validate(h, a, x, y);
+  if (status != NVFP4_STATUS_SUCCESS) return status;
+  gemv_params p = operand_params(a, y, alpha);
+  p.x_data = (uintptr_t)x->data;
+  p.x_sf = (uintptr_t)x->scales;
+  p.x_batch_stride = (uint64_t)x->batch_stride;
+  p.x_sf_batch_stride = (uint64_t)x->sf_batch_stride;
+  p.x_sf_pair_step = nvfp4i_sf_steps_of(x).quad_step; /* x's scales step from chunk pair to chunk pair */
+  return launch_gemv(h, &nvfp4_x, a, &p, stream);
+}
+
+NVFP4_API nvfp4_status nvfp4_gemv_w4a16(nvfp4_handle *h, const nvfp4_tensor *a, const nvfp4_dense *x,
+                                        const nvfp4_output *y, float alpha, CUstream stream) {
+  nvfp4i_clear_error();
+  nvfp4_status status = validate_w4a16(h, a, x, y);
+  if (status != NVFP4_STATUS_SUCCESS) return status;
+  gemv_params p = operand_params(a, y, alpha);
+  p.x_data = (uintptr_t)x->data;
+  /* bytes; a single batch's stride is never used (and may be anything) */
+  p.x_batch_stride = a->batch > 1 ? (uint64_t)x->batch_stride * (uint64_t)nvfp4i_dtype_size(x->dtype) : 0;
+  p.x_dtype = (uint32_t)x->dtype;
+  return launch_gemv(h, &dense_x, a, &p, stream);
 }

@@ -17,6 +17,10 @@
   X(NVFP4I_KERNEL_GEMV, NVFP4I_STRINGIFY(GEMV_ENTRY_PLAIN), GEMV_THREADS, GEMV_MAX_DYNAMIC_SMEM)          \
   X(NVFP4I_KERNEL_GEMV_EQUAL_STEPS, NVFP4I_STRINGIFY(GEMV_ENTRY_EQUAL_STEPS), GEMV_THREADS,               \
     GEMV_MAX_DYNAMIC_SMEM)                                                                                \
+  X(NVFP4I_KERNEL_GEMV_W4A16, NVFP4I_STRINGIFY(GEMV_W4A16_ENTRY_PLAIN), GEMV_THREADS,                     \
+    GEMV_MAX_DYNAMIC_SMEM)                                                                                \
+  X(NVFP4I_KERNEL_GEMV_W4A16_EQUAL_STEPS, NVFP4I_STRINGIFY(GEMV_W4A16_ENTRY_EQUAL_STEPS), GEMV_THREADS,   \
+    GEMV_MAX_DYNAMIC_SMEM)                                                                                \
   X(NVFP4I_KERNEL_GROUPED_GEMM, "nvfp4_grouped_gemm_sm90a", GG_THREADS, GG_SMEM_LIMIT)                    \
   X(NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16, "nvfp4_grouped_gemm_w4a16_f16_sm90a", GG_THREADS,               \
     GG_SMEM_LIMIT)                                                                                        \

@@ -1,7 +1,7 @@
 /*
  * nvfp4.h - NVFP4 (FP4 E2M1 values, one FP8 E4M3 scale per 16 elements along K) kernels for
- * NVIDIA GPUs (sm_90a: H100, H200): batched GEMV and grouped GEMM with f32 accumulation, the grouped GEMM
- * also with dense f16 or bf16 activations (W4A16), and dequantization to f16, bf16 or f32.
+ * NVIDIA GPUs (sm_90a: H100, H200): batched GEMV and grouped GEMM with f32 accumulation, both also with
+ * dense f16 or bf16 activations (W4A16), and dequantization to f16, bf16 or f32.
  *
  * Data. An NVFP4 element is a 4-bit e2m1 code (0, 0.5, 1, 1.5, 2, 3, 4, 6 and their negatives; bit 3 is
  * the sign), two per byte along K with the even k in the low nibble. Every 16 consecutive elements of a
@@ -153,6 +153,18 @@ typedef struct nvfp4_dense {
  * Output F16, BF16 or F32. */
 NVFP4_API nvfp4_status nvfp4_gemv(nvfp4_handle *h, const nvfp4_tensor *a, const nvfp4_tensor *x,
                                   const nvfp4_output *y, float alpha, CUstream stream);
+
+/* W4A16 GEMV: nvfp4_gemv with dense x, the way NVFP4 weights meet a decode step's activations. y[m, l] =
+ * alpha * sum_k A[m, k, l] * x[k, l] for every row m < a->rows and batch l < a->batch, A NVFP4 (either scale
+ * layout) and x dense F16 or BF16 (F32: NOT_SUPPORTED); y as in nvfp4_gemv (F16, BF16 or F32, independent of
+ * x's type). x->rows == 1, x->k == a->k, x->batch == a->batch; x->batch_stride is in elements and x->ld is not
+ * read. Every product of an element of A and one of x is exact (e2m1 * e4m3 has at most 6 significant bits,
+ * an f16 11 and a bf16 8) and is accumulated in f32, under the same accuracy bar as the other operations.
+ * x needs only its element alignment: where x of a batch starts 16-byte aligned it is read 16 bytes at a
+ * time, else 2 bytes at a time (slower, never refused); A as nvfp4_gemv takes it. Limits (NOT_SUPPORTED past
+ * them): K <= 51,584 (x is held in shared memory as f32); at most 65,535 batches. */
+NVFP4_API nvfp4_status nvfp4_gemv_w4a16(nvfp4_handle *h, const nvfp4_tensor *a, const nvfp4_dense *x,
+                                        const nvfp4_output *y, float alpha, CUstream stream);
 
 /* For g in [0, num_groups): C_g = alpha * A_g * B_g^T, C_g[m, n] = alpha * sum_k A_g[m, k] * B_g[n, k], where
  * A_g = a[g] (M_g x K_g), B_g = b[g] (N_g x K_g, both K-major: "TN") and C_g = c[g], a row-major output of

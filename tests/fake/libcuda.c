@@ -4,9 +4,9 @@
  * 132 SMs, 60 MB of L2); device memory is host memory, copies and memsets are memcpy and memset, a launch
  * does nothing but count, an event records the host clock. Results are garbage: what it tests is that
  * every path runs, frees what it takes and exits as documented, and (fake_cuda_launches) whether a call
- * launched anything, and (fake_cuda_launch) the entry, the shape and, for the grouped GEMM's entries and the
- * dequantize (single and grouped), quantize and scale relayout entries, the parameter block of each of the
- * last launches.
+ * launched anything, and (fake_cuda_launch) the entry, the shape and, for the GEMV's and the grouped GEMM's
+ * entries and the dequantize (single and grouped), quantize and scale relayout entries, the parameter block
+ * of each of the last launches.
  *
  * FAKE_CUDA_MISSING=name,name: kernel images lack these entries (cuModuleGetFunction: not found).
  */
@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "sm90a/dequantize_layout.h"
+#include "sm90a/gemv_layout.h"
 #include "sm90a/grouped_gemm_layout.h"
 #include "sm90a/quantize_layout.h"
 #include "sm90a/scales_relayout_layout.h"
@@ -38,8 +39,9 @@ enum { FAKE_KEPT = 4 };
 static struct {
   const char *entry;
   CUlaunchConfig config;
-  unsigned char params[GG_PARAM_BYTES]; /* the parameter block of a grouped GEMM or dequantize entry */
+  unsigned char params[GG_PARAM_BYTES]; /* the parameter block of a kept entry (the largest: grouped GEMM's) */
 } kept[FAKE_KEPT];
+_Static_assert(GEMV_PARAM_BYTES <= GG_PARAM_BYTES, "kept[].params holds the GEMV parameter block");
 _Static_assert(DEQ_PARAM_BYTES <= GG_PARAM_BYTES, "kept[].params holds the dequantize parameter block");
 _Static_assert(GDQ_PARAM_BYTES <= GG_PARAM_BYTES, "kept[].params holds the grouped dequantize parameter block");
 _Static_assert(QNT_PARAM_BYTES <= GG_PARAM_BYTES, "kept[].params holds the quantize parameter block");
@@ -47,6 +49,7 @@ _Static_assert(RLY_PARAM_BYTES <= GG_PARAM_BYTES, "kept[].params holds the scale
 
 /* The size of the parameter block kept for an entry (its one .param), 0 for an entry whose block is not kept. */
 static size_t kept_param_bytes(const char *entry) {
+  if (strncmp(entry, "nvfp4_gemv_", strlen("nvfp4_gemv_")) == 0) return GEMV_PARAM_BYTES;
   if (strncmp(entry, "nvfp4_grouped_gemm_", strlen("nvfp4_grouped_gemm_")) == 0) return GG_PARAM_BYTES;
   if (strcmp(entry, NVFP4_FAKE_STRINGIFY(DEQ_ENTRY)) == 0) return DEQ_PARAM_BYTES;
   if (strcmp(entry, NVFP4_FAKE_STRINGIFY(GDQ_ENTRY)) == 0) return GDQ_PARAM_BYTES;
@@ -190,8 +193,9 @@ static CUresult fake_cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f
   (void)extra;
   if (config == NULL || fn == NULL || params == NULL || config->gridDimX == 0 || config->blockDimX == 0)
     return CUDA_ERROR_INVALID_VALUE;
-  /* a kernel handle is its entry name (fake_cuModuleGetFunction); the grouped GEMM's entries (NVFP4 and
-   * W4A16) share one parameter, the block of grouped_gemm_layout.h, and the dequantize and quantize entries
+  /* a kernel handle is its entry name (fake_cuModuleGetFunction); the GEMV's entries (NVFP4 and W4A16)
+   * share one parameter, the block of gemv_layout.h, the grouped GEMM's entries (NVFP4 and W4A16) one, the
+   * block of grouped_gemm_layout.h, and the dequantize (single and grouped), quantize and relayout entries
    * have one each, the block of their layout header */
   const char *entry = (const char *)fn;
   size_t at = (size_t)(launches++ % FAKE_KEPT), bytes = kept_param_bytes(entry);
@@ -381,8 +385,8 @@ static const struct {
 __attribute__((visibility("default"))) long fake_cuda_launches(void) { return launches; }
 
 /* Launch i of this process (0 the first), if it is one of the last FAKE_KEPT: its entry name and
- * configuration, and its parameter block for a grouped GEMM entry (GG_PARAM_BYTES) or another kept entry
- * (its block, zeros after), else zeros. NULL for any other i. */
+ * configuration, and its parameter block for a kept entry (its block, zeros after; kept_param_bytes), else
+ * zeros. NULL for any other i. */
 __attribute__((visibility("default"))) const unsigned char *fake_cuda_launch(long i, const char **entry,
                                                                              CUlaunchConfig *config) {
   if (i < 0 || i >= launches || i < launches - FAKE_KEPT) return NULL;

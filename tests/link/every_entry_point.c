@@ -30,6 +30,8 @@ int main(void) {
   ok &= expect("nvfp4_grouped_gemm(NULL handle)", nvfp4_grouped_gemm(NULL, 1, &t, &t, &o, 1.0f, (CUstream)0),
                NVFP4_STATUS_INVALID_VALUE);
   nvfp4_dense d = {0};
+  ok &= expect("nvfp4_gemv_w4a16(NULL handle)", nvfp4_gemv_w4a16(NULL, &t, &d, &o, 1.0f, (CUstream)0),
+               NVFP4_STATUS_INVALID_VALUE);
   ok &= expect("nvfp4_grouped_gemm_w4a16(NULL handle)",
                nvfp4_grouped_gemm_w4a16(NULL, 1, &d, &t, &o, 1.0f, (CUstream)0), NVFP4_STATUS_INVALID_VALUE);
   ok &= expect("nvfp4_dequantize(NULL handle)", nvfp4_dequantize(NULL, &t, &o, (CUstream)0),

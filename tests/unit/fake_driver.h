@@ -19,7 +19,8 @@ void destroy_fake_handle(void);
 long fake_launches(void);
 
 /* Launch i of the process (0 the first; it must be one of the last few the driver keeps): its entry name,
- * its configuration, and for a grouped GEMM, dequantize or quantize entry its parameter block, else zeros. */
+ * its configuration, and for a GEMV, grouped GEMM, dequantize, quantize or relayout entry its parameter block,
+ * else zeros. */
 const unsigned char *fake_launch(long i, const char **entry, CUlaunchConfig *config);
 
 /* The same for the last launch. */

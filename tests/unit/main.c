@@ -12,6 +12,7 @@ int main(void) {
   srunner_add_suite(runner, quantize_call_suite());
   srunner_add_suite(runner, scales_relayout_suite());
   srunner_add_suite(runner, api_suite());
+  srunner_add_suite(runner, gemv_w4a16_suite());
   srunner_add_suite(runner, w4a16_suite());
   srunner_add_suite(runner, grouped_route_suite());
   srunner_add_suite(runner, dequantize_suite());

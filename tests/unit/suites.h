@@ -13,6 +13,7 @@ Suite *quantize_arith_suite(void);
 Suite *quantize_call_suite(void);
 Suite *scales_relayout_suite(void);
 Suite *api_suite(void);
+Suite *gemv_w4a16_suite(void);
 Suite *w4a16_suite(void);
 Suite *grouped_route_suite(void);
 Suite *dequantize_suite(void);
