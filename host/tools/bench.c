@@ -109,10 +109,10 @@ static nvfp4_tensor at_base(nvfp4_tensor t, CUdeviceptr base) {
   return t;
 }
 
-/* Dense activations of rows x k packed tightly, placed as place_operand places an operand. */
-static nvfp4_dense place_dense(size_t *end, int64_t rows, int64_t k, nvfp4_dtype dtype) {
-  size_t data = place(end, (size_t)(rows * k) * sizeof(uint16_t));
-  return (nvfp4_dense){(const void *)data, rows, k, 1, k, rows * k, dtype};
+/* Dense activations of rows x k x batch packed tightly, placed as place_operand places an operand. */
+static nvfp4_dense place_dense(size_t *end, int64_t rows, int64_t k, int64_t batch, nvfp4_dtype dtype) {
+  size_t data = place(end, (size_t)(rows * k * batch) * sizeof(uint16_t));
+  return (nvfp4_dense){(const void *)data, rows, k, batch, k, rows * k, dtype};
 }
 
 static nvfp4_dense dense_at_base(nvfp4_dense d, CUdeviceptr base) {
@@ -178,7 +178,7 @@ static nvfp4_status upload_dense(const nvfp4_dense *d, const pools *p, uint64_t 
   if (d->rows == 0) return NVFP4_STATUS_SUCCESS;
   size_t offset = (size_t)(salt * 64 % (POOL_SLACK / sizeof(uint16_t)));
   CUresult r = nvfp4i_cuda()->cuMemcpyHtoD((CUdeviceptr)(uintptr_t)d->data, p->activations + offset,
-                                           (size_t)(d->rows * d->ld) * sizeof(uint16_t));
+                                           (size_t)(d->batch * d->batch_stride) * sizeof(uint16_t));
   return r == CUDA_SUCCESS ? NVFP4_STATUS_SUCCESS : nvfp4i_cuda_fail(r, "cuMemcpyHtoD");
 }
 
@@ -269,48 +269,78 @@ out:
 typedef struct gemv_arg {
   nvfp4_handle *h;
   nvfp4_tensor *a, *x; /* per set */
+  nvfp4_dense *dense;  /* W4A16: x, in place of x */
   nvfp4_output *y;
 } gemv_arg;
 
 static nvfp4_status launch_gemv(void *arg, int set, CUstream stream) {
   gemv_arg *g = arg;
+  if (g->dense != NULL) return nvfp4_gemv_w4a16(g->h, &g->a[set], &g->dense[set], &g->y[set], 1.0f, stream);
   return nvfp4_gemv(g->h, &g->a[set], &g->x[set], &g->y[set], 1.0f, stream);
 }
 
-nvfp4_status nvfp4i_bench_gemv(nvfp4_handle *h, int64_t m, int64_t k, int64_t l, const nvfp4i_bench_method *method,
-                               nvfp4i_timing *t, double *bytes) {
+/* Both GEMVs' benchmark: with `dense`, nvfp4_gemv_w4a16 on x of x_dtype. */
+static nvfp4_status bench_gemv(nvfp4_handle *h, int64_t m, int64_t k, int64_t l, int dense, nvfp4_dtype x_dtype,
+                               const nvfp4i_bench_method *method, nvfp4i_timing *t, double *bytes) {
   size_t set_bytes = 0;
-  nvfp4_tensor a0 = place_operand(&set_bytes, m, k, l), x0 = place_operand(&set_bytes, 1, k, l);
+  nvfp4_tensor a0 = place_operand(&set_bytes, m, k, l), x0 = {0};
+  nvfp4_dense dense0 = {0};
+  if (dense)
+    dense0 = place_dense(&set_bytes, 1, k, l, x_dtype);
+  else
+    x0 = place_operand(&set_bytes, 1, k, l);
   size_t y_offset = place(&set_bytes, (size_t)(m * l) * sizeof(uint16_t));
-  *bytes = (double)l * ((double)(m + 1) * (double)k * (0.5 + 1.0 / 16) + 2.0 * (double)m);
+  /* A and its scales, x (and its scales, or 2 bytes an element), y, each once */
+  double x_bytes = dense ? 2.0 * (double)k : (double)k * (0.5 + 1.0 / 16);
+  *bytes = (double)l * ((double)m * (double)k * (0.5 + 1.0 / 16) + x_bytes + 2.0 * (double)m);
   input_sets sets;
   pools p = {0};
-  gemv_arg g = {h, NULL, NULL, NULL};
+  gemv_arg g = {h, NULL, NULL, NULL, NULL};
   nvfp4_status status = sets_create(&sets, h, method, set_bytes);
-  if (status == NVFP4_STATUS_SUCCESS) status = pools_create(&p, (size_t)(a0.batch_stride * l));
+  size_t a_bytes = (size_t)(a0.batch_stride * l), x_bytes_dense = (size_t)(2 * k * l); /* the largest buffers */
+  if (status == NVFP4_STATUS_SUCCESS) status = pools_create(&p, a_bytes > x_bytes_dense ? a_bytes : x_bytes_dense);
+  if (status == NVFP4_STATUS_SUCCESS && dense) status = pools_add_activations(&p, x_dtype);
   if (status != NVFP4_STATUS_SUCCESS) goto out;
   g.a = calloc((size_t)sets.count, sizeof *g.a);
-  g.x = calloc((size_t)sets.count, sizeof *g.x);
+  g.x = dense ? NULL : calloc((size_t)sets.count, sizeof *g.x);
+  g.dense = dense ? calloc((size_t)sets.count, sizeof *g.dense) : NULL;
   g.y = calloc((size_t)sets.count, sizeof *g.y);
-  if (g.a == NULL || g.x == NULL || g.y == NULL) {
+  if (g.a == NULL || (g.x == NULL && g.dense == NULL) || g.y == NULL) {
     status = nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "bench: no host memory");
     goto out;
   }
   for (int s = 0; s < sets.count && status == NVFP4_STATUS_SUCCESS; s++) {
     g.a[s] = at_base(a0, sets.memory[s]);
-    g.x[s] = at_base(x0, sets.memory[s]);
     g.y[s] = (nvfp4_output){(void *)(uintptr_t)(sets.memory[s] + y_offset), 1, m, NVFP4_DTYPE_F16};
     status = upload_operand(&g.a[s], &p, 2 * (uint64_t)s);
-    if (status == NVFP4_STATUS_SUCCESS) status = upload_operand(&g.x[s], &p, 2 * (uint64_t)s + 1);
+    if (status != NVFP4_STATUS_SUCCESS) break;
+    if (dense) {
+      g.dense[s] = dense_at_base(dense0, sets.memory[s]);
+      status = upload_dense(&g.dense[s], &p, 2 * (uint64_t)s + 1);
+    } else {
+      g.x[s] = at_base(x0, sets.memory[s]);
+      status = upload_operand(&g.x[s], &p, 2 * (uint64_t)s + 1);
+    }
   }
   if (status == NVFP4_STATUS_SUCCESS) status = time_sets(launch_gemv, &g, sets.count, method->runs, t);
 out:
   free(g.a);
   free(g.x);
+  free(g.dense);
   free(g.y);
   pools_destroy(&p);
   sets_destroy(&sets);
   return status;
+}
+
+nvfp4_status nvfp4i_bench_gemv(nvfp4_handle *h, int64_t m, int64_t k, int64_t l, const nvfp4i_bench_method *method,
+                               nvfp4i_timing *t, double *bytes) {
+  return bench_gemv(h, m, k, l, 0, NVFP4_DTYPE_F16, method, t, bytes);
+}
+
+nvfp4_status nvfp4i_bench_gemv_w4a16(nvfp4_handle *h, int64_t m, int64_t k, int64_t l, nvfp4_dtype x_dtype,
+                                     const nvfp4i_bench_method *method, nvfp4i_timing *t, double *bytes) {
+  return bench_gemv(h, m, k, l, 1, x_dtype, method, t, bytes);
 }
 
 /* ---- grouped GEMM */
@@ -353,7 +383,7 @@ static nvfp4_status bench_grouped(nvfp4_handle *h, int groups, const int64_t *m,
   for (int i = 0; i < groups; i++) {
     size_t a_bytes;
     if (dense) {
-      dense0[i] = place_dense(&set_bytes, m[i], k, act_dtype);
+      dense0[i] = place_dense(&set_bytes, m[i], k, 1, act_dtype);
       a_bytes = (size_t)(m[i] * k) * sizeof(uint16_t);
     } else {
       a0[i] = place_operand(&set_bytes, m[i], k, 1);

@@ -32,6 +32,11 @@ nvfp4_status nvfp4i_bench_launch_floor(const nvfp4i_bench_method *method, nvfp4i
 nvfp4_status nvfp4i_bench_gemv(nvfp4_handle *h, int64_t m, int64_t k, int64_t l, const nvfp4i_bench_method *method,
                                nvfp4i_timing *t, double *bytes);
 
+/* nvfp4_gemv_w4a16 on the same A with x of x_dtype (F16 or BF16; random, see nvfp4i_random_activation), 16-byte
+ * aligned. *bytes counts x at 2 bytes an element (and no x scales). */
+nvfp4_status nvfp4i_bench_gemv_w4a16(nvfp4_handle *h, int64_t m, int64_t k, int64_t l, nvfp4_dtype x_dtype,
+                                     const nvfp4i_bench_method *method, nvfp4i_timing *t, double *bytes);
+
 /* nvfp4_grouped_gemm over `groups` problems (A_g: m[g] x k, B_g: n x k; LINEAR scales, F16 output; an empty
  * group is skipped). *flops = 2 * sum m[g]*n*k; *bytes = the traffic floor: every non-empty group's A, B
  * and their scales read once, C written once. */

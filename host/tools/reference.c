@@ -31,11 +31,13 @@ void nvfp4i_dot(const double *a, const double *b, int64_t k, double alpha, doubl
   *mag = fabs(alpha) * abs_sum;
 }
 
-void nvfp4i_reference_gemv(const nvfp4_tensor *a, const nvfp4_tensor *x, double alpha, double *ref, double *mag) {
+/* Both GEMVs: every row of A against x's row of each batch, decoded by decode_x. */
+static void reference_gemv(const nvfp4_tensor *a, const void *x, void (*decode_x)(const void *, int64_t, double *),
+                           double alpha, double *ref, double *mag) {
   double *xrow = malloc(sizeof(double) * (size_t)a->k);
   double *arow = malloc(sizeof(double) * (size_t)a->k);
   for (int64_t l = 0; l < a->batch; l++) {
-    nvfp4i_decode_row(x, l, 0, xrow);
+    decode_x(x, l, xrow);
     for (int64_t m = 0; m < a->rows; m++) {
       nvfp4i_decode_row(a, l, m, arow);
       nvfp4i_dot(arow, xrow, a->k, alpha, &ref[l * a->rows + m], &mag[l * a->rows + m]);
@@ -43,6 +45,18 @@ void nvfp4i_reference_gemv(const nvfp4_tensor *a, const nvfp4_tensor *x, double 
   }
   free(arow);
   free(xrow);
+}
+
+static void decode_nvfp4_x(const void *x, int64_t batch, double *out) { nvfp4i_decode_row(x, batch, 0, out); }
+static void decode_dense_x(const void *x, int64_t batch, double *out) { nvfp4i_decode_dense_row(x, batch, 0, out); }
+
+void nvfp4i_reference_gemv(const nvfp4_tensor *a, const nvfp4_tensor *x, double alpha, double *ref, double *mag) {
+  reference_gemv(a, x, decode_nvfp4_x, alpha, ref, mag);
+}
+
+void nvfp4i_reference_gemv_w4a16(const nvfp4_tensor *a, const nvfp4_dense *x, double alpha, double *ref,
+                                 double *mag) {
+  reference_gemv(a, x, decode_dense_x, alpha, ref, mag);
 }
 
 void nvfp4i_reference_gemm_element(const nvfp4_tensor *a, const nvfp4_tensor *b, int64_t m, int64_t n,

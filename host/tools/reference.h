@@ -19,6 +19,10 @@ void nvfp4i_dot(const double *a, const double *b, int64_t k, double alpha, doubl
 /* GEMV on host copies: ref[l*M + m], mag[l*M + m] for every row m and batch l. */
 void nvfp4i_reference_gemv(const nvfp4_tensor *a, const nvfp4_tensor *x, double alpha, double *ref, double *mag);
 
+/* The same with dense x (F16 or BF16, one row per batch; a HOST pointer), as nvfp4_gemv_w4a16 takes it. */
+void nvfp4i_reference_gemv_w4a16(const nvfp4_tensor *a, const nvfp4_dense *x, double alpha, double *ref,
+                                 double *mag);
+
 /* One element C[m, n] = alpha * sum_k A[m, k] * B[n, k] of a GEMM on host copies. */
 void nvfp4i_reference_gemm_element(const nvfp4_tensor *a, const nvfp4_tensor *b, int64_t m, int64_t n,
                                    double alpha, double *ref, double *mag);

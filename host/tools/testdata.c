@@ -125,37 +125,48 @@ uint16_t nvfp4i_random_activation(nvfp4i_rng *rng, nvfp4_dtype dtype) {
 
 nvfp4_status nvfp4i_dense_operand_create(nvfp4i_dense_operand *op, int64_t rows, int64_t k, int64_t batch,
                                          nvfp4_dtype dtype, int64_t pad, nvfp4i_rng *rng) {
+  return nvfp4i_dense_operand_create_laid_out(op, rows, k, batch, dtype, k + pad, rows * (k + pad) + (pad ? 8 : 0),
+                                              0, rng);
+}
+
+nvfp4_status nvfp4i_dense_operand_create_laid_out(nvfp4i_dense_operand *op, int64_t rows, int64_t k,
+                                                  int64_t batch, nvfp4_dtype dtype, int64_t ld,
+                                                  int64_t batch_stride, int64_t offset, nvfp4i_rng *rng) {
   const nvfp4i_cuda_table *cu = nvfp4i_cuda();
   memset(op, 0, sizeof *op);
   nvfp4_dense *d = &op->host;
-  *d = (nvfp4_dense){NULL, rows, k, batch, k + pad, rows * (k + pad) + (pad ? 8 : 0), dtype};
-  op->bytes = d->batch_stride * batch * (int64_t)sizeof(uint16_t);
-  uint16_t *data = malloc((size_t)op->bytes);
-  if (data == NULL)
+  *d = (nvfp4_dense){NULL, rows, k, batch, ld, batch_stride, dtype};
+  int64_t span = batch_stride * (batch - 1) + (rows - 1) * ld + k; /* the last batch's last row ends here */
+  int64_t elements = offset + (batch_stride * batch > span ? batch_stride * batch : span);
+  op->bytes = elements * (int64_t)sizeof(uint16_t);
+  op->offset = offset;
+  uint16_t *buffer = malloc((size_t)op->bytes);
+  if (buffer == NULL)
     return nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "no host memory for %lldx%lldx%lld activations",
                        (long long)rows, (long long)k, (long long)batch);
-  fill_random((uint8_t *)data, op->bytes, rng); /* garbage wherever no element goes */
+  fill_random((uint8_t *)buffer, op->bytes, rng); /* garbage wherever no element goes */
+  uint16_t *data = buffer + offset;
   for (int64_t l = 0; l < batch; l++)
     for (int64_t r = 0; r < rows; r++)
       for (int64_t kk = 0; kk < k; kk++)
-        data[l * d->batch_stride + r * d->ld + kk] = nvfp4i_random_activation(rng, dtype);
+        data[l * batch_stride + r * ld + kk] = nvfp4i_random_activation(rng, dtype);
   d->data = data;
   op->dev = *d;
-  CUdeviceptr d_data = 0;
+  CUdeviceptr d_buffer = 0;
   nvfp4_status status = NVFP4_STATUS_SUCCESS;
-  NVFP4_CU_TRY(cu->cuMemAlloc(&d_data, (size_t)op->bytes), status, fail);
-  NVFP4_CU_TRY(cu->cuMemcpyHtoD(d_data, data, (size_t)op->bytes), status, fail);
-  op->dev.data = (const void *)(uintptr_t)d_data;
+  NVFP4_CU_TRY(cu->cuMemAlloc(&d_buffer, (size_t)op->bytes), status, fail);
+  NVFP4_CU_TRY(cu->cuMemcpyHtoD(d_buffer, buffer, (size_t)op->bytes), status, fail);
+  op->dev.data = (const uint16_t *)(uintptr_t)d_buffer + offset;
   return status;
 fail:
-  if (d_data) cu->cuMemFree(d_data);
-  free(data);
+  if (d_buffer) cu->cuMemFree(d_buffer);
+  free(buffer);
   memset(op, 0, sizeof *op);
   return status;
 }
 
 void nvfp4i_dense_operand_destroy(nvfp4i_dense_operand *op) {
-  if (op->dev.data) nvfp4i_cuda()->cuMemFree((CUdeviceptr)(uintptr_t)op->dev.data);
-  free((void *)op->host.data);
+  if (op->dev.data) nvfp4i_cuda()->cuMemFree((CUdeviceptr)(uintptr_t)((const uint16_t *)op->dev.data - op->offset));
+  if (op->host.data) free((uint16_t *)(uintptr_t)op->host.data - op->offset);
   memset(op, 0, sizeof *op);
 }

@@ -47,7 +47,8 @@ uint16_t nvfp4i_random_activation(nvfp4i_rng *rng, nvfp4_dtype dtype);
 typedef struct nvfp4i_dense_operand {
   nvfp4_dense host; /* data in host memory: what the reference reads */
   nvfp4_dense dev;  /* the same layout in device memory: what the library reads */
-  int64_t bytes;
+  int64_t bytes;    /* of each allocation */
+  int64_t offset;   /* elements from the start of each allocation to the first element */
 } nvfp4i_dense_operand;
 
 /* Allocates and fills a dense operand of `dtype` (F16 or BF16): nvfp4i_random_activation in every element
@@ -56,6 +57,14 @@ typedef struct nvfp4i_dense_operand {
  * between batches. rows > 0. Needs a current context. */
 nvfp4_status nvfp4i_dense_operand_create(nvfp4i_dense_operand *op, int64_t rows, int64_t k, int64_t batch,
                                          nvfp4_dtype dtype, int64_t pad, nvfp4i_rng *rng);
+
+/* The same with the layout given: ld and batch_stride in elements (ld >= k, batch_stride >= (rows - 1) * ld + k
+ * where batch > 1), the first element `offset` elements past the start of the allocation, which cuMemAlloc
+ * aligns to 256 bytes: any offset, any ld and batch_stride, so rows and batches may start off every alignment
+ * beyond the element's. Garbage in every element outside the rows x k of each batch, the offset included. */
+nvfp4_status nvfp4i_dense_operand_create_laid_out(nvfp4i_dense_operand *op, int64_t rows, int64_t k,
+                                                  int64_t batch, nvfp4_dtype dtype, int64_t ld,
+                                                  int64_t batch_stride, int64_t offset, nvfp4i_rng *rng);
 
 /* Frees both copies; a zeroed operand is fine. */
 void nvfp4i_dense_operand_destroy(nvfp4i_dense_operand *op);

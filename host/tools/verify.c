@@ -47,12 +47,15 @@ static void inject_nan(nvfp4i_operand *op, int64_t row, nvfp4i_rng *rng) {
   scales[nvfp4i_sf_offset(op->host.sf_layout, op->host.sf_ld, op->host.k, row, block)] = 0x7F;
 }
 
-int nvfp4i_verify_gemv(nvfp4_handle *h, const nvfp4i_gemv_case *c, nvfp4i_verdict *v) {
+/* Both GEMVs' check: with `dense`, nvfp4_gemv_w4a16 on dense x. */
+static int verify_gemv(nvfp4_handle *h, const nvfp4i_gemv_case *c, int dense, nvfp4i_verdict *v) {
   const nvfp4i_cuda_table *cu = nvfp4i_cuda();
   memset(v, 0, sizeof *v);
   nvfp4i_rng rng = {c->seed};
   nvfp4i_operand a, x;
+  nvfp4i_dense_operand dx;
   memset(&x, 0, sizeof x);
+  memset(&dx, 0, sizeof dx);
   int64_t y_ld = c->y_ld > 0 ? c->y_ld : 1;
   int esize = nvfp4i_dtype_size(c->dtype);
   int64_t y_bs = (c->m - 1) * y_ld + 1 + (c->l > 1 ? 3 : 0); /* a gap between batches too */
@@ -68,7 +71,9 @@ int nvfp4i_verify_gemv(nvfp4_handle *h, const nvfp4i_gemv_case *c, nvfp4i_verdic
   }
   v->status = nvfp4i_operand_create(&a, c->m, c->k, c->l, c->a_layout, c->a_pad, &rng);
   if (v->status != NVFP4_STATUS_SUCCESS) goto free_host;
-  v->status = nvfp4i_operand_create(&x, 1, c->k, c->l, c->x_layout, 0, &rng);
+  v->status = dense ? nvfp4i_dense_operand_create_laid_out(&dx, 1, c->k, c->l, c->x_dtype, c->k,
+                                                          c->k + c->x_batch_pad, c->x_offset, &rng)
+                    : nvfp4i_operand_create(&x, 1, c->k, c->l, c->x_layout, 0, &rng);
   if (v->status != NVFP4_STATUS_SUCCESS) goto free_a;
   if (c->nan_row >= 0 && c->nan_row < c->m) {
     inject_nan(&a, c->nan_row, &rng);
@@ -79,12 +84,16 @@ int nvfp4i_verify_gemv(nvfp4_handle *h, const nvfp4i_gemv_case *c, nvfp4i_verdic
   NVFP4_CU_TRY(cu->cuMemsetD8(d_y, POISON_BYTE, y_bytes), v->status, free_y);
 
   nvfp4_output y = {(void *)(uintptr_t)d_y, y_ld, y_bs, c->dtype};
-  v->status = nvfp4_gemv(h, &a.dev, &x.dev, &y, c->alpha, NULL);
+  v->status = dense ? nvfp4_gemv_w4a16(h, &a.dev, &dx.dev, &y, c->alpha, NULL)
+                    : nvfp4_gemv(h, &a.dev, &x.dev, &y, c->alpha, NULL);
   if (v->status != NVFP4_STATUS_SUCCESS) goto free_y;
   NVFP4_CU_TRY(cu->cuCtxSynchronize(), v->status, free_y);
   NVFP4_CU_TRY(cu->cuMemcpyDtoH(out, d_y, y_bytes), v->status, free_y);
 
-  nvfp4i_reference_gemv(&a.host, &x.host, c->alpha, ref, mag);
+  if (dense)
+    nvfp4i_reference_gemv_w4a16(&a.host, &dx.host, c->alpha, ref, mag);
+  else
+    nvfp4i_reference_gemv(&a.host, &x.host, c->alpha, ref, mag);
   for (int64_t l = 0; l < c->l; l++)
     for (int64_t m = 0; m < c->m; m++) {
       int64_t e = l * y_bs + m * y_ld;
@@ -98,6 +107,7 @@ free_y:
   cu->cuMemFree(d_y);
 free_x:
   nvfp4i_operand_destroy(&x);
+  nvfp4i_dense_operand_destroy(&dx);
 free_a:
   nvfp4i_operand_destroy(&a);
 free_host:
@@ -107,6 +117,14 @@ free_host:
   free(out);
   free(is_result);
   return v->status == NVFP4_STATUS_SUCCESS && v->failures == 0 && v->clobbered == 0 && v->checked == n;
+}
+
+int nvfp4i_verify_gemv(nvfp4_handle *h, const nvfp4i_gemv_case *c, nvfp4i_verdict *v) {
+  return verify_gemv(h, c, 0, v);
+}
+
+int nvfp4i_verify_gemv_w4a16(nvfp4_handle *h, const nvfp4i_gemv_case *c, nvfp4i_verdict *v) {
+  return verify_gemv(h, c, 1, v);
 }
 
 enum { FULL_CHECK_MACS = 200000000 }; /* per group: above it, a sample of columns */

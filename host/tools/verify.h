@@ -13,6 +13,11 @@ typedef struct nvfp4i_gemv_case {
   int64_t a_pad;  /* extra bytes per row of A (multiple of 16): strided operands */
   int64_t y_ld;   /* elements between outputs of consecutive rows; 0 means 1 */
   int64_t nan_row; /* >= 0: that row of batch 0 gets a NaN scale and must come out NaN, alone */
+  /* W4A16 only (nvfp4i_verify_gemv_w4a16; x_layout is not read): x's type (F16 or BF16), its first element
+   * x_offset elements past a 16-byte boundary, and x_batch_pad elements more than K between its batches
+   * (any counts: x of some batches may be 16-byte aligned and of others not). */
+  nvfp4_dtype x_dtype;
+  int64_t x_offset, x_batch_pad;
 } nvfp4i_gemv_case;
 
 typedef struct nvfp4i_verdict {
@@ -27,6 +32,10 @@ typedef struct nvfp4i_verdict {
 /* Random operands from c->seed, poisoned output, nvfp4_gemv on the stream 0, reference, comparison.
  * Returns 1 when the call succeeded and every output passed. */
 int nvfp4i_verify_gemv(nvfp4_handle *h, const nvfp4i_gemv_case *c, nvfp4i_verdict *v);
+
+/* The same for nvfp4_gemv_w4a16: dense x (testdata.h's nvfp4i_random_activation, garbage around and between
+ * its batches) laid out as the case says, against the same A and the reference of x's exact values. */
+int nvfp4i_verify_gemv_w4a16(nvfp4_handle *h, const nvfp4i_gemv_case *c, nvfp4i_verdict *v);
 
 /* A grouped GEMM check. Group g has M = m[g % m_count] rows of A, N = n[g % n_count] rows of B and
  * K = k[g % k_count]. */

@@ -21,8 +21,10 @@ typedef struct gemv_gpu_case {
   int small;
 } gemv_gpu_case;
 
-#define CASE(m, k, l, al, xl, dt, alpha, pad, yld, nan, small) \
-  {{m, k, l, al, xl, dt, alpha, 0, pad, yld, nan}, small}
+#define CASE(m_, k_, l_, al, xl, dt, alpha_, pad, yld, nan, small_)                                        \
+  {{.m = m_, .k = k_, .l = l_, .a_layout = al, .x_layout = xl, .dtype = dt, .alpha = alpha_, .a_pad = pad, \
+    .y_ld = yld, .nan_row = nan},                                                                          \
+   small_}
 
 static const gemv_gpu_case cases[] = {
     /* GPU MODE's test shapes */
@@ -123,8 +125,9 @@ START_TEST(gemv_from_several_threads_on_one_handle) {
   nvfp4i_gemv_case c[THREADS];
   gpu_verify_job jobs[THREADS];
   for (int t = 0; t < THREADS; t++) {
-    c[t] = (nvfp4i_gemv_case){300 + 97 * t, 1024 * (t + 1), 1 + t, t % 2 ? BLK : LIN, LIN, (nvfp4_dtype)(t % 3), 1.0f,
-                              gpu_seed(0x74680000u + (uint64_t)t), 0, 1, -1};
+    c[t] = (nvfp4i_gemv_case){.m = 300 + 97 * t, .k = 1024 * (t + 1), .l = 1 + t, .a_layout = t % 2 ? BLK : LIN,
+                              .x_layout = LIN, .dtype = (nvfp4_dtype)(t % 3), .alpha = 1.0f,
+                              .seed = gpu_seed(0x74680000u + (uint64_t)t), .y_ld = 1, .nan_row = -1};
     jobs[t] = (gpu_verify_job){.gemv = &c[t]};
   }
   gpu_verify_in_threads(THREADS, jobs);
@@ -144,7 +147,8 @@ START_TEST(gemv_runs_from_an_image_of_its_own_family) {
   nvfp4_status s = nvfp4_create(&h);
   unsetenv("NVFP4_FATBIN");
   ck_assert_msg(s == NVFP4_STATUS_SUCCESS, "NVFP4_FATBIN=build/ptx/sm90a/gemv.ptx: %s", nvfp4_last_error());
-  nvfp4i_gemv_case c = {300, 2048, 2, BLK, LIN, BF16, 0.5f, gpu_seed(0x696D6167), 0, 1, -1};
+  nvfp4i_gemv_case c = {.m = 300, .k = 2048, .l = 2, .a_layout = BLK, .x_layout = LIN, .dtype = BF16, .alpha = 0.5f,
+                        .seed = gpu_seed(0x696D6167), .y_ld = 1, .nan_row = -1};
   nvfp4i_verdict v;
   int pass = nvfp4i_verify_gemv(h, &c, &v);
   nvfp4i_grouped_case g = {.groups = 1, .m = (const int64_t[]){64}, .n = (const int64_t[]){128},

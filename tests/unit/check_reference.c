@@ -98,6 +98,38 @@ START_TEST(dense_rows_read_their_k_elements_and_no_padding) {
 }
 END_TEST
 
+START_TEST(w4a16_gemv_of_hand_computed_rows) {
+  /* A as in gemv_of_hand_computed_rows, 2 batches (batch 1: the rows swapped); x f16, batches 35 elements apart,
+   * NaN between them: batch 0 all 0.25, batch 1 pairs (-2, 0.5). Per pair of A's row 0 (1, 1): 0.5 and -1.5;
+   * of row 1 (6, -1): 1.25 and -12.5. */
+  uint8_t a[64], a_sf[8] = {0x38, 0x40, 0x30, 0x28, 0x30, 0x28, 0x38, 0x40};
+  memset(a, 0x22, 16);
+  memset(a + 16, 0xA7, 16);
+  memset(a + 32, 0xA7, 16);
+  memset(a + 48, 0x22, 16);
+  uint16_t x[67];
+  for (int i = 0; i < 67; i++) x[i] = 0x7E00;
+  for (int i = 0; i < 32; i++) {
+    x[i] = nvfp4i_f16_from_double(0.25);
+    x[35 + i] = nvfp4i_f16_from_double(i % 2 ? 0.5 : -2.0);
+  }
+  nvfp4_tensor at = host_tensor(a, a_sf, 2, 32);
+  at.batch = 2;
+  at.batch_stride = 32;
+  at.sf_batch_stride = 4;
+  nvfp4_dense xd = {x, 1, 32, 2, 0, 35, NVFP4_DTYPE_F16};
+  double ref[4], mag[4];
+  nvfp4i_reference_gemv_w4a16(&at, &xd, -1.0, ref, mag);
+  ck_assert_msg(ref[0] == -(8 * 0.5 + 8 * 1.0) && mag[0] == -ref[0], "batch 0 row 0: %g, %g", ref[0], mag[0]);
+  ck_assert_msg(ref[1] == -(8 * 1.25 * 0.5 + 8 * 1.25 * 0.25), "batch 0 row 1: %g", ref[1]);
+  ck_assert_msg(mag[1] == 8 * 1.75 * 0.5 + 8 * 1.75 * 0.25, "batch 0 row 1 magnitude: %g", mag[1]);
+  ck_assert_msg(ref[2] == -(8 * -12.5 * 0.5 + 8 * -12.5 * 0.25), "batch 1 row 0: %g", ref[2]);
+  ck_assert_msg(mag[2] == 8 * 12.5 * 0.5 + 8 * 12.5 * 0.25, "batch 1 row 0 magnitude: %g", mag[2]);
+  ck_assert_msg(ref[3] == -(8 * -1.5 + 8 * -3.0) && mag[3] == 8 * 2.5 + 8 * 5.0, "batch 1 row 1: %g, %g", ref[3],
+                mag[3]);
+}
+END_TEST
+
 /* The test activations (host/tools/testdata.c): finite, of both signs, zeros, subnormals and normals over
  * [2^-8, 2^8), in about the shares documented. */
 START_TEST(random_activations_span_their_documented_range) {
@@ -165,6 +197,7 @@ Suite *reference_suite(void) {
   TCase *ref = tcase_create("float64 reference");
   tcase_add_test(ref, decode_puts_even_k_in_the_low_nibble);
   tcase_add_test(ref, gemv_of_hand_computed_rows);
+  tcase_add_test(ref, w4a16_gemv_of_hand_computed_rows);
   tcase_add_test(ref, nan_scale_makes_its_row_nan);
   tcase_add_test(ref, blocked_and_linear_scales_give_the_same_rows);
   tcase_add_test(ref, dense_rows_read_their_k_elements_and_no_padding);
