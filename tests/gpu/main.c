@@ -101,13 +101,14 @@ int main(void) {
     fprintf(stderr, "gpu_tests: cannot make the handle's context current\n");
     return EXIT_FAILURE;
   }
-  /* NVFP4_GPU_SUITE=gemv, grouped, w4a16, dequantize, grouped_dequantize, quantize, relayout, probes or
-   * contract runs one suite only */
+  /* NVFP4_GPU_SUITE=gemv, gemv_w4a16, grouped, w4a16, dequantize, grouped_dequantize, quantize, relayout, probes
+   * or contract runs one suite only */
   const char *only = getenv("NVFP4_GPU_SUITE");
   struct {
     const char *name;
     Suite *(*make)(void);
   } suites[] = {{"gemv", gemv_gpu_suite},
+                {"gemv_w4a16", gemv_w4a16_gpu_suite},
                 {"grouped", grouped_gemm_gpu_suite},
                 {"w4a16", w4a16_gpu_suite},
                 {"dequantize", dequantize_gpu_suite},
@@ -124,7 +125,7 @@ int main(void) {
       added++;
     }
   if (added == 0) { /* a run that tests nothing has not passed */
-    fprintf(stderr, "gpu_tests: NVFP4_GPU_SUITE=%s names no suite (gemv, grouped, w4a16, dequantize, "
+    fprintf(stderr, "gpu_tests: NVFP4_GPU_SUITE=%s names no suite (gemv, gemv_w4a16, grouped, w4a16, dequantize, "
             "grouped_dequantize, quantize, relayout, probes, contract)\n", only);
     srunner_free(runner);
     nvfp4_destroy(gpu_handle);

@@ -55,6 +55,7 @@ void gpu_assert_bytes(const uint8_t *got, const uint8_t *want, size_t bytes, con
 TCase *gpu_tcase(const char *name, double timeout);
 
 Suite *gemv_gpu_suite(void);
+Suite *gemv_w4a16_gpu_suite(void);
 Suite *grouped_gemm_gpu_suite(void);
 Suite *probes_gpu_suite(void);
 Suite *contract_gpu_suite(void);
