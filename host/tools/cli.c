@@ -13,6 +13,7 @@ static const char usage_main[] =
     "usage: nvfp4 <command> [options]\n"
     "  info                           driver, device, and the kernels loaded for it\n"
     "  verify gemv [options]          one GEMV on random full-range data against the float64 reference\n"
+    "                                 (--act f16|bf16: W4A16, dense x)\n"
     "  verify grouped-gemm [options]  the same for one grouped GEMM call (--act f16|bf16: W4A16)\n"
     "  verify dequantize [options]    one dequantize against the exact reference, bit for bit\n"
     "  verify quantize [options]      one quantize against the recipe's CPU implementation, bit for bit\n"
@@ -37,12 +38,14 @@ static const char usage_verify[] =
     "  bit). See nvfp4 verify <operation> --help.\n";
 
 static const char usage_verify_gemv[] =
-    "usage: nvfp4 verify gemv [--m M] [--k K] [--l L] [--layout linear|blocked] [--dtype f16|bf16|f32]\n"
-    "                         [--alpha A] [--seed S]\n"
-    "  y = alpha * A x for L batches of an M x K NVFP4 matrix A and vector x (K a multiple of 32).\n"
+    "usage: nvfp4 verify gemv [--m M] [--k K] [--l L] [--act nvfp4|f16|bf16] [--layout linear|blocked]\n"
+    "                         [--dtype f16|bf16|f32] [--alpha A] [--seed S]\n"
+    "  y = alpha * A x for L batches of an M x K NVFP4 matrix A and vector x (K a multiple of 32). --act: x,\n"
+    "  NVFP4 (nvfp4_gemv) or dense f16 or bf16 (nvfp4_gemv_w4a16: random values with zeros and subnormals);\n"
+    "  --layout is the NVFP4 operands' scale layout, --dtype the output type.\n"
     "  Prints the worst error/tolerance ratio against the accuracy bar (docs/ACCURACY.md) and PASS, or FAIL\n"
     "  with exit status 1. The same seed gives the same data.\n"
-    "  Defaults: --m 4096 --k 7168 --l 1 --layout linear --dtype f16 --alpha 1 --seed 1\n";
+    "  Defaults: --m 4096 --k 7168 --l 1 --act nvfp4 --layout linear --dtype f16 --alpha 1 --seed 1\n";
 
 static const char usage_verify_grouped[] =
     "usage: nvfp4 verify grouped-gemm [--m M1,M2,..] [--n N] [--k K] [--act nvfp4|f16|bf16]\n"
@@ -128,8 +131,14 @@ static int report_and_destroy(nvfp4_handle *h, const char *what, int pass, const
   return pass ? 0 : 1;
 }
 
+typedef struct verify_gemv_args {
+  nvfp4i_gemv_case c;
+  cli_act act;
+} verify_gemv_args;
+
 static int take_verify_gemv(int code, const char *value, void *ctx) {
-  nvfp4i_gemv_case *c = ctx;
+  verify_gemv_args *a = ctx;
+  nvfp4i_gemv_case *c = &a->c;
   switch (code) {
     case OPT_M: return cli_int(value, "--m", 1, SHAPE_MAX, &c->m);
     case OPT_K: return cli_int(value, "--k", 1, SHAPE_MAX, &c->k);
@@ -138,6 +147,7 @@ static int take_verify_gemv(int code, const char *value, void *ctx) {
     case OPT_DTYPE: return cli_dtype(value, &c->dtype);
     case OPT_ALPHA: return cli_float(value, "--alpha", &c->alpha);
     case OPT_SEED: return cli_u64(value, "--seed", &c->seed);
+    case OPT_ACT: return cli_act_parse(value, &a->act);
   }
   return 0;
 }
@@ -147,21 +157,24 @@ static int cmd_verify_gemv(int argc, char **argv) {
       {"m", required_argument, NULL, OPT_M},           {"k", required_argument, NULL, OPT_K},
       {"l", required_argument, NULL, OPT_L},           {"layout", required_argument, NULL, OPT_LAYOUT},
       {"dtype", required_argument, NULL, OPT_DTYPE},   {"alpha", required_argument, NULL, OPT_ALPHA},
-      {"seed", required_argument, NULL, OPT_SEED},     CLI_HELP_OPTION,
-      {0}};
-  nvfp4i_gemv_case c = {.m = 4096, .k = 7168, .l = 1, .a_layout = NVFP4_SF_LINEAR, .dtype = NVFP4_DTYPE_F16,
-                        .alpha = 1.0f, .seed = 1, .nan_row = -1};
-  int status = cli_parse(argc, argv, "nvfp4 verify gemv", usage_verify_gemv, options, take_verify_gemv, &c);
+      {"seed", required_argument, NULL, OPT_SEED},     {"act", required_argument, NULL, OPT_ACT},
+      CLI_HELP_OPTION,                                 {0}};
+  verify_gemv_args a = {.c = {.m = 4096, .k = 7168, .l = 1, .a_layout = NVFP4_SF_LINEAR, .dtype = NVFP4_DTYPE_F16,
+                              .alpha = 1.0f, .seed = 1, .nan_row = -1},
+                        .act = CLI_ACT_NVFP4};
+  int status = cli_parse(argc, argv, "nvfp4 verify gemv", usage_verify_gemv, options, take_verify_gemv, &a);
   if (status != CLI_GO_ON) return status;
-  c.x_layout = c.a_layout;
+  nvfp4i_gemv_case *c = &a.c;
+  c->x_layout = c->a_layout;
+  c->x_dtype = cli_act_dtype(a.act);
   nvfp4_handle *h;
   if (!cli_open_handle(&h)) return 1;
   nvfp4i_verdict v;
-  int pass = nvfp4i_verify_gemv(h, &c, &v);
-  char what[160];
-  snprintf(what, sizeof what, "gemv m=%lld k=%lld l=%lld layout=%s dtype=%s alpha=%g seed=%llu", (long long)c.m,
-           (long long)c.k, (long long)c.l, cli_layout_name(c.a_layout), cli_dtype_name(c.dtype), c.alpha,
-           (unsigned long long)c.seed);
+  int pass = a.act == CLI_ACT_NVFP4 ? nvfp4i_verify_gemv(h, c, &v) : nvfp4i_verify_gemv_w4a16(h, c, &v);
+  char what[192];
+  snprintf(what, sizeof what, "gemv m=%lld k=%lld l=%lld act=%s layout=%s dtype=%s alpha=%g seed=%llu",
+           (long long)c->m, (long long)c->k, (long long)c->l, cli_act_name(a.act), cli_layout_name(c->a_layout),
+           cli_dtype_name(c->dtype), c->alpha, (unsigned long long)c->seed);
   return report_and_destroy(h, what, pass, &v);
 }
 

@@ -14,8 +14,8 @@ static const char usage_bench[] =
     "       nvfp4 bench dequantize [options]    see nvfp4 bench dequantize --help\n"
     "       nvfp4 bench quantize [options]      see nvfp4 bench quantize --help\n"
     "       nvfp4 bench relayout [options]      see nvfp4 bench relayout --help\n"
-    "  Without an operation: the GPU MODE benchmark shapes of both (--gpumode, the default; the grouped GEMM's\n"
-    "  also with f16 activations, W4A16), every option applying to both. Timing (docs/TIMING.md): N distinct\n"
+    "  Without an operation: the GPU MODE benchmark shapes of both (--gpumode, the default; each also with f16\n"
+    "  activations, W4A16), every option applying to both. Timing (docs/TIMING.md): N distinct\n"
     "  input sets; one repetition synchronises, writes 256 MB to flush L2, and times one call per set back to\n"
     "  back on one stream between two events; a call's time is the elapsed time / N, and the median over the\n"
     "  repetitions is reported, with the single-call latency (one call alone between the events after a\n"
@@ -26,14 +26,18 @@ static const char usage_bench[] =
     "  --csv FILE  also write every row to FILE, one header for both operations\n";
 
 static const char usage_bench_gemv[] =
-    "usage: nvfp4 bench gemv [--m M --k K [--l L] | --gpumode | --sweep] [--iters N] [--sets N] [--csv FILE]\n"
-    "  Times nvfp4_gemv (random full-range operands, LINEAR scales, f16 output) and prints the time per call\n"
-    "  (median, min, max) and alone, the bytes moved per second (A, x, their scales and y, each once) and\n"
-    "  their share of the device copy bandwidth, and the time of a plain read of the same bytes (the read\n"
-    "  probe) measured the same way: %read is how close the GEMV comes to a kernel that only reads what it\n"
-    "  must.\n"
-    "  --gpumode (the default): gemv1..3, (M, K, L) = (7168, 16384, 1), (4096, 7168, 8), (7168, 2048, 4)\n"
+    "usage: nvfp4 bench gemv [--m M --k K [--l L] | --gpumode | --sweep] [--act nvfp4|f16|bf16] [--iters N]\n"
+    "                        [--sets N] [--csv FILE]\n"
+    "  Times nvfp4_gemv, or nvfp4_gemv_w4a16 with dense x (random full-range operands, LINEAR scales, f16\n"
+    "  output) and prints the time per call (median, min, max) and alone, the bytes moved per second (A, x,\n"
+    "  their scales and y, each once) and their share of the device copy bandwidth, and the time of a plain\n"
+    "  read of the same bytes (the read probe) measured the same way: %read is how close the GEMV comes to a\n"
+    "  kernel that only reads what it must.\n"
+    "  --gpumode (the default): gemv1..3, (M, K, L) = (7168, 16384, 1), (4096, 7168, 8), (7168, 2048, 4); each\n"
+    "            with NVFP4 x, then with f16 x (W4A16), unless --act names one kind\n"
     "  --sweep: M in {1, 64, 512, 4096, 16384} x K in {256, 2048, 16384} x L in {1, 8}\n"
+    "  --act: x, NVFP4 (nvfp4_gemv, the default for --sweep and a shape of your own) or dense f16 or bf16\n"
+    "         (nvfp4_gemv_w4a16; bytes count x at 2 an element)\n"
     "  --iters N, --sets N, --csv FILE: as in nvfp4 bench --help\n";
 
 static const char usage_bench_grouped[] =
@@ -104,7 +108,7 @@ typedef struct bench_args {
   int64_t n, k, l; /* 0: not given */
   int64_t iters, sets;
   const char *csv;
-  cli_act act; /* the grouped GEMM's activations */
+  cli_act act; /* the GEMV's x, the grouped GEMM's activations */
   int act_given;
   nvfp4_dtype dtype; /* dequantize's output, quantize's input */
   int dtype_given;
@@ -143,6 +147,7 @@ static int parse_bench(int argc, char **argv, bench_args *a) {
                                                {"k", required_argument, NULL, OPT_K},
                                                {"l", required_argument, NULL, OPT_L},
                                                {"sweep", no_argument, NULL, OPT_SWEEP},
+                                               {"act", required_argument, NULL, OPT_ACT},
                                                {0}};
   static const struct option grouped_options[] = {COMMON_OPTIONS,
                                                   {"m", required_argument, NULL, OPT_M},
@@ -263,7 +268,8 @@ static void sweep_shapes(nvfp4i_gemv_workload *shapes) {
       for (int m = 0; m < 5; m++) shapes[n++] = (nvfp4i_gemv_workload){"sweep", ms[m], ks[k], ls[l]};
 }
 
-/* Times every GEMV shape the arguments name; 0 when all were measured. */
+/* Times every GEMV shape the arguments name with every kind of x they name (a shape of one's own, --sweep and
+ * --act: one kind; the GPU MODE shapes: NVFP4, then f16 W4A16); 0 when all were measured. */
 static int bench_gemv_shapes(const bench_run *run, const bench_args *a) {
   nvfp4i_gemv_workload one = {"custom", a->m[0], a->k, a->l ? a->l : 1}, sweep[SWEEP_COUNT];
   const nvfp4i_gemv_workload *shapes = nvfp4i_gemv_workloads;
@@ -276,38 +282,49 @@ static int bench_gemv_shapes(const bench_run *run, const bench_args *a) {
     shapes = sweep;
     count = SWEEP_COUNT;
   }
-  printf("\nGEMV. read_us: a plain read of the same bytes (nvfp4_read_probe_sm90a) timed the same way; %%read: its\n"
-         "time over the GEMV's, how close the GEMV comes to a kernel that only reads what it must\n");
-  printf("%-6s %6s %6s %3s %4s %9s %9s %9s %9s %7s %7s %9s %7s\n", "shape", "M", "K", "L", "sets", "median_us",
-         "single_us", "min_us", "max_us", "TB/s", "%copy", "read_us", "%read");
+  cli_act acts[2] = {a->act, CLI_ACT_F16};
+  int act_count = shapes == nvfp4i_gemv_workloads && !a->act_given ? 2 : 1;
+  printf("\nGEMV. act: x, nvfp4 or f16 / bf16 (W4A16); read_us: a plain read of the same bytes\n"
+         "(nvfp4_read_probe_sm90a) timed the same way; %%read: its time over the GEMV's, how close the GEMV comes\n"
+         "to a kernel that only reads what it must\n");
+  printf("%-6s %-5s %6s %6s %3s %4s %9s %9s %9s %9s %7s %7s %9s %7s\n", "shape", "act", "M", "K", "L", "sets",
+         "median_us", "single_us", "min_us", "max_us", "TB/s", "%copy", "read_us", "%read");
   int rc = 0;
-  double log_sum = 0.0, log_read_sum = 0.0;
-  for (int i = 0; i < count; i++) {
-    const nvfp4i_gemv_workload *s = &shapes[i];
-    bench_row r = {.op = "gemv", .act = "nvfp4", .name = s->name, .groups = 1, .k = s->k, .l = s->l,
-                   .flops = 2.0 * (double)s->m * (double)s->k * (double)s->l};
-    snprintf(r.m_text, sizeof r.m_text, "%lld", (long long)s->m);
-    nvfp4i_timing read;
-    nvfp4_status st = nvfp4i_bench_gemv(run->h, s->m, s->k, s->l, &run->method, &r.t, &r.bytes);
-    if (st == NVFP4_STATUS_SUCCESS) st = nvfp4i_bench_read(&run->probes, r.bytes, run->method.runs, r.t.sets, &read);
-    if (st != NVFP4_STATUS_SUCCESS) {
-      fprintf(stderr, "nvfp4: gemv %lldx%lldx%lld: %s: %s\n", (long long)s->m, (long long)s->k, (long long)s->l,
-              nvfp4_status_string(st), nvfp4_last_error());
-      rc = 1;
-      continue;
+  for (int act = 0; act < act_count; act++) {
+    double log_sum = 0.0, log_read_sum = 0.0;
+    int measured = 0;
+    for (int i = 0; i < count; i++) {
+      const nvfp4i_gemv_workload *s = &shapes[i];
+      bench_row r = {.op = "gemv", .act = cli_act_name(acts[act]), .name = s->name, .groups = 1, .k = s->k,
+                     .l = s->l, .flops = 2.0 * (double)s->m * (double)s->k * (double)s->l};
+      snprintf(r.m_text, sizeof r.m_text, "%lld", (long long)s->m);
+      nvfp4i_timing read;
+      nvfp4_status st = acts[act] == CLI_ACT_NVFP4
+                            ? nvfp4i_bench_gemv(run->h, s->m, s->k, s->l, &run->method, &r.t, &r.bytes)
+                            : nvfp4i_bench_gemv_w4a16(run->h, s->m, s->k, s->l, cli_act_dtype(acts[act]),
+                                                      &run->method, &r.t, &r.bytes);
+      if (st == NVFP4_STATUS_SUCCESS) st = nvfp4i_bench_read(&run->probes, r.bytes, run->method.runs, r.t.sets, &read);
+      if (st != NVFP4_STATUS_SUCCESS) {
+        fprintf(stderr, "nvfp4: gemv %lldx%lldx%lld, %s x: %s: %s\n", (long long)s->m, (long long)s->k,
+                (long long)s->l, r.act, nvfp4_status_string(st), nvfp4_last_error());
+        rc = 1;
+        continue;
+      }
+      r.read_us = read.median_us;
+      double tbps = r.bytes / (r.t.median_us * 1e-6) / 1e12, of_read = r.read_us / r.t.median_us;
+      log_sum += log(tbps / run->copy_tbps);
+      log_read_sum += log(of_read);
+      measured++;
+      printf("%-6s %-5s %6lld %6lld %3lld %4d %9.2f %9.2f %9.2f %9.2f %7.3f %6.1f%% %9.2f %6.1f%%\n", s->name, r.act,
+             (long long)s->m, (long long)s->k, (long long)s->l, r.t.sets, r.t.median_us, r.t.single_us, r.t.min_us,
+             r.t.max_us, tbps, 100.0 * tbps / run->copy_tbps, r.read_us, 100.0 * of_read);
+      csv_row(run, &r);
     }
-    r.read_us = read.median_us;
-    double tbps = r.bytes / (r.t.median_us * 1e-6) / 1e12, of_read = r.read_us / r.t.median_us;
-    log_sum += log(tbps / run->copy_tbps);
-    log_read_sum += log(of_read);
-    printf("%-6s %6lld %6lld %3lld %4d %9.2f %9.2f %9.2f %9.2f %7.3f %6.1f%% %9.2f %6.1f%%\n", s->name,
-           (long long)s->m, (long long)s->k, (long long)s->l, r.t.sets, r.t.median_us, r.t.single_us, r.t.min_us,
-           r.t.max_us, tbps, 100.0 * tbps / run->copy_tbps, r.read_us, 100.0 * of_read);
-    csv_row(run, &r);
+    /* the GEMV's figure of merit (docs/TIMING.md), and the probe's, per kind of x */
+    if (measured == count && shapes == nvfp4i_gemv_workloads)
+      printf("geometric mean, %s x: %.1f%% of copy bandwidth, %.1f%% of the read probe\n", cli_act_name(acts[act]),
+             100.0 * exp(log_sum / count), 100.0 * exp(log_read_sum / count));
   }
-  if (rc == 0 && shapes == nvfp4i_gemv_workloads) /* the GEMV's figure of merit (docs/TIMING.md), and the probe's */
-    printf("geometric mean: %.1f%% of copy bandwidth, %.1f%% of the read probe\n", 100.0 * exp(log_sum / count),
-           100.0 * exp(log_read_sum / count));
   return rc;
 }
 

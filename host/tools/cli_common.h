@@ -27,8 +27,9 @@ int cli_dtype(const char *text, nvfp4_dtype *out);
 const char *cli_layout_name(nvfp4_sf_layout layout);
 const char *cli_dtype_name(nvfp4_dtype dtype);
 
-/* --act: the grouped GEMM's activations, NVFP4 (nvfp4_grouped_gemm) or dense f16 / bf16
- * (nvfp4_grouped_gemm_w4a16). nvfp4 | f16 | bf16, and the name back; the dense ones' nvfp4_dtype. */
+/* --act: the GEMV's x or the grouped GEMM's activations, NVFP4 (nvfp4_gemv, nvfp4_grouped_gemm) or dense f16 /
+ * bf16 (nvfp4_gemv_w4a16, nvfp4_grouped_gemm_w4a16). nvfp4 | f16 | bf16, and the name back; the dense ones'
+ * nvfp4_dtype. */
 typedef enum cli_act { CLI_ACT_NVFP4, CLI_ACT_F16, CLI_ACT_BF16 } cli_act;
 int cli_act_parse(const char *text, cli_act *out);
 const char *cli_act_name(cli_act act);

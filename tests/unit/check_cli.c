@@ -113,7 +113,7 @@ static const cli_case usage_cases[] = {
     {ARGS("verify", "grouped-gemm", "--m", "1,,2"), "--m: '1,,2' is not a list"},
     {ARGS("verify", "grouped-gemm", "--m", "80,176,"), "--m: '80,176,' is not a list"},
     {ARGS("verify", "grouped-gemm", "--act", "f32"), "--act: 'f32' is not one of nvfp4 f16 bf16"},
-    {ARGS("verify", "gemv", "--act", "f16"), "unrecognized option '--act'"},
+    {ARGS("verify", "gemv", "--act", "f32"), "--act: 'f32' is not one of nvfp4 f16 bf16"},
     {ARGS("verify"), "name an operation"},
     {ARGS("bench", "--m", "5"), "unrecognized option '--m'"},
     {ARGS("bench", "--iters", "0"), "--iters: '0'"},
@@ -124,7 +124,7 @@ static const cli_case usage_cases[] = {
     {ARGS("bench", "grouped-gemm", "--sweep"), "unrecognized option '--sweep'"},
     {ARGS("bench", "grouped-gemm", "--act", "int8"), "--act: 'int8' is not one of nvfp4 f16 bf16"},
     {ARGS("bench", "--act", "f16"), "unrecognized option '--act'"},
-    {ARGS("bench", "gemv", "--act", "f16"), "unrecognized option '--act'"},
+    {ARGS("bench", "gemv", "--act", "int4"), "--act: 'int4' is not one of nvfp4 f16 bf16"},
     {ARGS("verify", "dequantize", "--l", "0"), "--l: '0' is not an integer in [1,"},
     {ARGS("verify", "dequantize", "--dtype", "f64"), "--dtype: 'f64'"},
     {ARGS("verify", "dequantize", "--alpha", "2"), "unrecognized option '--alpha'"},
@@ -167,7 +167,8 @@ START_TEST(usage_errors_exit_2_saying_why) {
 END_TEST
 
 static const char *const *const kernel_commands[] = {
-    ARGS("bench"), ARGS("bench", "--gpumode"), ARGS("info"), ARGS("verify", "gemv"), ARGS("verify", "grouped-gemm"),
+    ARGS("bench"), ARGS("bench", "--gpumode"), ARGS("info"), ARGS("verify", "gemv"),
+    ARGS("verify", "gemv", "--act", "bf16"), ARGS("verify", "grouped-gemm"),
     ARGS("bench", "dequantize"), ARGS("verify", "dequantize"), ARGS("bench", "quantize"), ARGS("verify", "quantize"),
     ARGS("bench", "relayout"),
 };
@@ -186,10 +187,11 @@ START_TEST(bench_runs_every_workload_on_the_fake_driver) {
   ck_assert_int_ge(fd, 0);
   run r;
   run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "--iters", "1", "--sets", "1", "--csv", csv), &r);
-  /* the grouped GEMM's shapes with NVFP4 activations, then with f16 ones (W4A16) */
-  static const char *const rows[] = {"gemv1", "gemv2", "gemv3", "gg1    nvfp4", "gg2    nvfp4", "gg3    nvfp4",
-                                     "gg4    nvfp4", "moe1   nvfp4", "gg1    f16", "gg2    f16", "gg3    f16",
-                                     "gg4    f16", "moe1   f16"};
+  /* both operations' shapes with NVFP4 activations, then with f16 ones (W4A16) */
+  static const char *const rows[] = {"gemv1  nvfp4", "gemv2  nvfp4", "gemv3  nvfp4", "gemv1  f16", "gemv2  f16",
+                                     "gemv3  f16", "gg1    nvfp4", "gg2    nvfp4", "gg3    nvfp4", "gg4    nvfp4",
+                                     "moe1   nvfp4", "gg1    f16", "gg2    f16", "gg3    f16", "gg4    f16",
+                                     "moe1   f16"};
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) assert_run(&r, 0, rows[i], "bench");
   char text[8192];
   ssize_t n = pread(fd, text, sizeof text - 1, 0);
@@ -198,8 +200,12 @@ START_TEST(bench_runs_every_workload_on_the_fake_driver) {
   unlink(csv);
   int lines = 0;
   for (const char *p = text; *p; p++) lines += *p == '\n';
-  ck_assert_msg(lines == 1 + 13, "the CSV has %d lines, expected a header and 13 rows:\n%s", lines, text);
+  ck_assert_msg(lines == 1 + 16, "the CSV has %d lines, expected a header and 16 rows:\n%s", lines, text);
   ck_assert_msg(strstr(text, "\ngrouped-gemm,f16,moe1,64,") != NULL, "no W4A16 moe1 row in the CSV:\n%s", text);
+  /* gemv1 with f16 x: A and its scales, 2 bytes an element of x, y: 7168 * 16384 * 9/16 + 2 * 16384 + 2 * 7168 */
+  ck_assert_msg(strstr(text, "\ngemv,f16,gemv1,1,\"7168\",0,16384,1,") != NULL && strstr(text, ",66107392,") != NULL,
+                "no W4A16 gemv1 row of 66107392 bytes in the CSV:\n%s", text);
+  ck_assert_msg(strstr(r.output, "geometric mean, f16 x:") != NULL, "no W4A16 GEMV figure of merit:\n%s", r.output);
 }
 END_TEST
 
@@ -224,7 +230,11 @@ START_TEST(bench_takes_shapes_of_ones_own_on_the_fake_driver) {
   run r;
   run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "gemv", "--m", "64", "--k", "256", "--l", "3",
                                                      "--iters", "2", "--sets", "2"), &r);
-  assert_run(&r, 0, "custom     64    256   3", "bench gemv");
+  assert_run(&r, 0, "custom nvfp4     64    256   3", "bench gemv");
+  ck_assert_msg(strstr(r.output, "custom f16") == NULL, "a W4A16 row besides the NVFP4 one:\n%s", r.output);
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "gemv", "--m", "64", "--k", "256", "--l", "3", "--act",
+                                                     "bf16", "--iters", "2", "--sets", "2"), &r);
+  assert_run(&r, 0, "custom bf16      64    256   3", "bench gemv --act bf16");
   run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "grouped-gemm", "--m", "0,7,33", "--n", "64", "--k",
                                                      "256", "--iters", "2", "--sets", "2"), &r);
   assert_run(&r, 0, "custom nvfp4 3   0,7,33", "bench grouped-gemm");
@@ -327,6 +337,10 @@ START_TEST(verify_fails_an_output_nothing_wrote) {
   run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("verify", "gemv", "--m", "70", "--k", "256", "--l", "2"), &r);
   assert_run(&r, 1, "FAIL", "verify gemv");
   assert_run(&r, 1, "140 outside the bar", "verify gemv");
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("verify", "gemv", "--m", "70", "--k", "256", "--l", "2",
+                                                     "--act", "bf16"), &r);
+  assert_run(&r, 1, "gemv m=70 k=256 l=2 act=bf16 layout=linear dtype=f16 alpha=1 seed=1: 140 outputs checked, 140 "
+                    "outside the bar", "verify gemv --act bf16");
   run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("verify", "grouped-gemm", "--m", "3,0,5", "--n", "40", "--k",
                                                      "64"), &r);
   assert_run(&r, 1, "never written", "verify grouped-gemm");
@@ -347,7 +361,22 @@ START_TEST(verify_fails_an_output_nothing_wrote) {
 }
 END_TEST
 
-/* --act f16 and bf16 make the W4A16 call, on its entry for that type: without the bf16 entry, bf16 says so. */
+/* --act f16 and bf16 make the W4A16 calls, on their entries: without the W4A16 GEMV's, verify and bench gemv with
+ * dense x say so; without the grouped GEMM's bf16 entry, bf16 activations say so. */
+START_TEST(dense_x_runs_the_w4a16_gemv_entries) {
+  run r;
+  setenv("FAKE_CUDA_MISSING", "nvfp4_gemv_w4a16_sm90a,nvfp4_gemv_w4a16_equal_steps_sm90a", 1);
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("verify", "gemv", "--m", "70", "--k", "256", "--act", "f16"), &r);
+  assert_run(&r, 1, "has no entry nvfp4_gemv_w4a16_sm90a", "verify gemv --act f16");
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("verify", "gemv", "--m", "70", "--k", "256"), &r);
+  assert_run(&r, 1, "70 outside the bar", "verify gemv, NVFP4 x"); /* the call ran */
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "gemv", "--m", "7", "--k", "256", "--act", "bf16",
+                                                     "--iters", "1", "--sets", "1"), &r);
+  assert_run(&r, 1, "bf16 x: not supported: kernel image (embedded) has no entry nvfp4_gemv_w4a16_sm90a",
+             "bench gemv --act bf16");
+}
+END_TEST
+
 START_TEST(dense_activations_run_the_w4a16_entry_of_their_type) {
   run r;
   setenv("FAKE_CUDA_MISSING", "nvfp4_grouped_gemm_w4a16_bf16_sm90a", 1);
@@ -372,6 +401,7 @@ START_TEST(info_lists_the_kernels_on_the_fake_driver) {
   assert_run(&r, 0, "kernel   nvfp4_gemv_sm90a                    128 registers", "info");
   assert_run(&r, 0, "kernel   nvfp4_grouped_gemm_sm90a            not in this image", "info");
   assert_run(&r, 0, "kernel   nvfp4_grouped_gemm_w4a16_bf16_sm90a 128 registers", "info");
+  assert_run(&r, 0, "kernel   nvfp4_gemv_w4a16_equal_steps_sm90a  128 registers", "info");
 }
 END_TEST
 
@@ -394,6 +424,7 @@ Suite *cli_suite(void) {
   tcase_add_test(fake, bench_quantize_takes_a_shape_and_an_input_type_on_the_fake_driver);
   tcase_add_test(fake, bench_relayout_takes_a_shape_and_a_direction_on_the_fake_driver);
   tcase_add_test(fake, verify_fails_an_output_nothing_wrote);
+  tcase_add_test(fake, dense_x_runs_the_w4a16_gemv_entries);
   tcase_add_test(fake, dense_activations_run_the_w4a16_entry_of_their_type);
   tcase_add_test(fake, info_lists_the_kernels_on_the_fake_driver);
   suite_add_tcase(s, fake);
