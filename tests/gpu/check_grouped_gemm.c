@@ -1,7 +1,9 @@
 /* Grouped GEMM on the GPU against the float64 reference under the docs/ACCURACY.md bar: GPU MODE's shapes,
  * tails, mixed K, both scale layouts (garbage in BLOCKED padding), strided operands, alpha, every output
  * type, NaN propagation, empty and many groups, and CUDA graph replay. Fresh data every run, outputs
- * poisoned before every launch. */
+ * poisoned before every launch. Every shape runs both ways of the call: the tokens dequantized into
+ * scratch then the W4A16 kernel (the default handle's, on a GPU with memory pools), and the fused kernel (a
+ * handle created with NVFP4_GROUPED_FUSED=1). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,21 +92,40 @@ static void select_cases(void) {
   selected_count = gpu_select_cases(&cases[0].small, sizeof cases[0], CASE_COUNT, selected);
 }
 
-START_TEST(grouped_gemm_matches_reference) {
-  const grouped_gpu_case *t = &cases[selected[_i]];
+static void assert_case_matches_reference(nvfp4_handle *h, int i, const char *way) {
+  const grouped_gpu_case *t = &cases[selected[i]];
   nvfp4i_grouped_case c = {.groups = t->groups, .m = t->m, .n = t->n, .k = t->k, .m_count = t->m_count,
                            .n_count = t->n_count, .k_count = t->k_count, .a_layout = t->a_layout,
                            .b_layout = t->b_layout, .dtype = t->dtype, .alpha = t->alpha,
-                           .seed = gpu_seed(0x6770000u + (uint64_t)selected[_i]), .pad = t->pad,
+                           .seed = gpu_seed(0x6770000u + (uint64_t)selected[i]), .pad = t->pad,
                            .c_pad = t->c_pad, .nan = t->nan};
   nvfp4i_verdict v;
-  int pass = nvfp4i_verify_grouped_gemm(gpu_handle, &c, &v);
+  int pass = nvfp4i_verify_grouped_gemm(h, &c, &v);
   ck_assert_msg(pass,
-                "grouped gemm '%s' (groups=%d a_layout=%d b_layout=%d dtype=%d alpha=%g seed=%llu, "
+                "grouped gemm '%s', %s (groups=%d a_layout=%d b_layout=%d dtype=%d alpha=%g seed=%llu, "
                 "NVFP4_TEST_SEED=%llu): status %s (%s), %lld/%lld outside the bar, %lld stray writes, worst %s",
-                t->what, t->groups, t->a_layout, t->b_layout, t->dtype, t->alpha, (unsigned long long)c.seed,
+                t->what, way, t->groups, t->a_layout, t->b_layout, t->dtype, t->alpha, (unsigned long long)c.seed,
                 (unsigned long long)gpu_run_seed(), nvfp4_status_string(v.status), nvfp4_last_error(),
                 (long long)v.failures, (long long)v.checked, (long long)v.clobbered, v.detail);
+}
+
+START_TEST(grouped_gemm_through_dequantized_tokens_matches_reference) {
+  /* an H200 has memory pools: the default handle must take this way, or this case tests the fused one */
+  ck_assert_msg(gpu_handle->scratch_pool != NULL && !gpu_handle->grouped_fused,
+                "the test handle has no scratch pool (or NVFP4_GROUPED_FUSED is set): it runs the fused kernel");
+  assert_case_matches_reference(gpu_handle, _i, "tokens dequantized, W4A16 kernel");
+}
+END_TEST
+
+START_TEST(grouped_gemm_fused_matches_reference) {
+  nvfp4_handle *fused;
+  setenv("NVFP4_GROUPED_FUSED", "1", 1);
+  nvfp4_status status = nvfp4_create(&fused);
+  unsetenv("NVFP4_GROUPED_FUSED");
+  ck_assert_msg(status == NVFP4_STATUS_SUCCESS, "nvfp4_create: %s", nvfp4_last_error());
+  ck_assert(fused->grouped_fused);
+  assert_case_matches_reference(fused, _i, "fused kernel");
+  nvfp4_destroy(fused);
 }
 END_TEST
 
@@ -153,7 +174,8 @@ Suite *grouped_gemm_gpu_suite(void) {
   Suite *s = suite_create("grouped gemm gpu");
   TCase *shapes = gpu_tcase("grouped gemm shapes", 600);
   select_cases();
-  tcase_add_loop_test(shapes, grouped_gemm_matches_reference, 0, selected_count);
+  tcase_add_loop_test(shapes, grouped_gemm_through_dequantized_tokens_matches_reference, 0, selected_count);
+  tcase_add_loop_test(shapes, grouped_gemm_fused_matches_reference, 0, selected_count);
   suite_add_tcase(s, shapes);
   TCase *graphs = gpu_tcase("grouped gemm graphs", 120);
   tcase_add_test(graphs, grouped_gemm_graph_replay_matches_direct_launch);
