@@ -35,7 +35,8 @@ static const char usage_bench_gemv[] =
     "  kernel that only reads what it must.\n"
     "  --gpumode (the default): gemv1..3, (M, K, L) = (7168, 16384, 1), (4096, 7168, 8), (7168, 2048, 4); each\n"
     "            with NVFP4 x, then with f16 x (W4A16), unless --act names one kind\n"
-    "  --sweep: M in {1, 64, 512, 4096, 16384} x K in {256, 2048, 16384} x L in {1, 8}\n"
+    "  --sweep: M in {1, 64, 512, 4096, 16384} x K in {256, 2048, 16384} x L in {1, 8}, then common models'\n"
+    "    decode shapes at L = 1 (rows `model`): M x K = 4096 x 4096, 14336 x 4096, 4096 x 14336, 128256 x 4096\n"
     "  --act: x, NVFP4 (nvfp4_gemv, the default for --sweep and a shape of your own) or dense f16 or bf16\n"
     "         (nvfp4_gemv_w4a16; bytes count x at 2 an element)\n"
     "  --iters N, --sets N, --csv FILE: as in nvfp4 bench --help\n";
@@ -258,7 +259,11 @@ static void csv_row(const bench_run *run, const bench_row *r) {
   fputc('\n', run->csv);
 }
 
-enum { SWEEP_COUNT = 5 * 3 * 2 };
+/* Common models' decode GEMVs at L = 1: an attention projection and the MLP's up and down projections of a
+ * 4096-wide model (Llama 3 8B, Mistral 7B), and a 128256-token vocabulary's output layer. */
+static const nvfp4i_gemv_workload model_shapes[] = {
+    {"model", 4096, 4096, 1}, {"model", 14336, 4096, 1}, {"model", 4096, 14336, 1}, {"model", 128256, 4096, 1}};
+enum { MODEL_COUNT = sizeof model_shapes / sizeof model_shapes[0], SWEEP_COUNT = 5 * 3 * 2 + MODEL_COUNT };
 
 static void sweep_shapes(nvfp4i_gemv_workload *shapes) {
   static const int64_t ms[] = {1, 64, 512, 4096, 16384}, ks[] = {256, 2048, 16384}, ls[] = {1, 8};
@@ -266,6 +271,7 @@ static void sweep_shapes(nvfp4i_gemv_workload *shapes) {
   for (int l = 0; l < 2; l++)
     for (int k = 0; k < 3; k++)
       for (int m = 0; m < 5; m++) shapes[n++] = (nvfp4i_gemv_workload){"sweep", ms[m], ks[k], ls[l]};
+  for (int i = 0; i < MODEL_COUNT; i++) shapes[n++] = model_shapes[i];
 }
 
 /* Times every GEMV shape the arguments name with every kind of x they name (a shape of one's own, --sweep and
