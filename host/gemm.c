@@ -32,11 +32,14 @@ static nvfp4_status validate(const nvfp4_handle *h, const nvfp4_tensor *a, const
   return status == NVFP4_STATUS_SUCCESS ? nvfp4i_grouped_gemm_check_copies("b", b) : status;
 }
 
+/* A device address `bytes` past p (device memory: no host object to do pointer arithmetic in). */
+static uintptr_t past(const void *p, int64_t bytes) { return (uintptr_t)p + (uintptr_t)bytes; }
+
 /* Batch l of an NVFP4 operand as a tensor of batch 1. */
 static nvfp4_tensor batch_of(const nvfp4_tensor *t, int64_t l) {
   nvfp4_tensor one = *t;
-  one.data = (const uint8_t *)t->data + l * t->batch_stride;
-  one.scales = (const uint8_t *)t->scales + l * t->sf_batch_stride;
+  one.data = (const void *)past(t->data, l * t->batch_stride);
+  one.scales = (const void *)past(t->scales, l * t->sf_batch_stride);
   one.batch = 1;
   one.batch_stride = 0;
   one.sf_batch_stride = 0;
@@ -55,7 +58,7 @@ NVFP4_API nvfp4_status nvfp4_gemm(nvfp4_handle *h, const nvfp4_tensor *a, const 
     for (int i = 0; i < count; i++) {
       ga[i] = batch_of(a, first + i);
       gb[i] = batch_of(b, first + i);
-      gc[i] = (nvfp4_output){(uint8_t *)c->data + (first + i) * c_step, c->ld, 0, c->dtype};
+      gc[i] = (nvfp4_output){(void *)past(c->data, (first + i) * c_step), c->ld, 0, c->dtype};
     }
     status = nvfp4i_grouped_gemm(h, count, ga, gb, gc, alpha, stream);
   }
