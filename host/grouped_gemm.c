@@ -12,6 +12,7 @@
 #include "dequantize.h"
 #include "error.h"
 #include "format.h"
+#include "grouped_gemm.h"
 #include "launch.h"
 #include "sm90a/grouped_gemm_layout.h"
 #include "validate.h"
@@ -137,20 +138,17 @@ static int64_t token_tile_cap(const gg_call *call, int first, int end, int sm_co
 }
 
 /* The 32-bit descriptor fields of an operand: its row pitch and scale steps (they matter only between rows). */
-static nvfp4_status check_32bit_fields(const char *op, int g, const nvfp4_tensor *t) {
+static nvfp4_status check_32bit_fields(const char *name, const nvfp4_tensor *t) {
   nvfp4i_sf_steps s = nvfp4i_sf_steps_of(t);
   if (t->rows > 1 && ((uint64_t)t->ld > UINT32_MAX || s.step32 > UINT32_MAX))
-    return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "%s[%d]: ld (%lld) and 32 * sf_ld must be below 2^32 bytes",
-                       op, g, (long long)t->ld);
+    return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "%s: ld (%lld) and 32 * sf_ld must be below 2^32 bytes", name,
+                       (long long)t->ld);
   return NVFP4_STATUS_SUCCESS;
 }
 
-/* An NVFP4 operand with work as the producers copy it: 16-byte pieces, 32-bit pitches and steps. */
-static nvfp4_status check_copies(const char *op, int g, const nvfp4_tensor *t) {
-  char name[32];
-  snprintf(name, sizeof name, "%s[%d]", op, g);
+nvfp4_status nvfp4i_grouped_gemm_check_copies(const char *name, const nvfp4_tensor *t) {
   nvfp4_status status = nvfp4i_validate_vector_alignment(name, t);
-  return status == NVFP4_STATUS_SUCCESS ? check_32bit_fields(op, g, t) : status;
+  return status == NVFP4_STATUS_SUCCESS ? check_32bit_fields(name, t) : status;
 }
 
 /* Dense activations with work as the producers copy them: 16-byte pieces, a row pitch in 32 bits of bytes. */
@@ -187,8 +185,11 @@ static nvfp4_status validate_group(const gg_call *call, int g) {
   snprintf(name, sizeof name, "c[%d]", g);
   status = nvfp4i_validate_output(name, &call->c[g], rows_a(call, g), b->rows, 1);
   if (status != NVFP4_STATUS_SUCCESS || !has_work(call, g)) return status;
-  status = call->dense != NULL ? check_dense_copies(g, &call->dense[g]) : check_copies("a", g, &call->a[g]);
-  return status == NVFP4_STATUS_SUCCESS ? check_copies("b", g, b) : status;
+  snprintf(name, sizeof name, "a[%d]", g);
+  status = call->dense != NULL ? check_dense_copies(g, &call->dense[g])
+                               : nvfp4i_grouped_gemm_check_copies(name, &call->a[g]);
+  snprintf(name, sizeof name, "b[%d]", g);
+  return status == NVFP4_STATUS_SUCCESS ? nvfp4i_grouped_gemm_check_copies(name, b) : status;
 }
 
 /* How the producers copy an operand's scales: BLOCKED ones with a 16-byte aligned base as whole row blocks
@@ -442,12 +443,17 @@ static nvfp4_status grouped_call(nvfp4_handle *h, const gg_call *call, CUstream 
   return status;
 }
 
+nvfp4_status nvfp4i_grouped_gemm(nvfp4_handle *h, int num_groups, const nvfp4_tensor *a, const nvfp4_tensor *b,
+                                 const nvfp4_output *c, float alpha, CUstream stream) {
+  const gg_call call = {.num_groups = num_groups, .a = a, .b = b, .c = c, .alpha = alpha};
+  return grouped_call(h, &call, stream);
+}
+
 NVFP4_API nvfp4_status nvfp4_grouped_gemm(nvfp4_handle *h, int num_groups, const nvfp4_tensor *a,
                                           const nvfp4_tensor *b, const nvfp4_output *c, float alpha,
                                           CUstream stream) {
   nvfp4i_clear_error();
-  const gg_call call = {.num_groups = num_groups, .a = a, .b = b, .c = c, .alpha = alpha};
-  return grouped_call(h, &call, stream);
+  return nvfp4i_grouped_gemm(h, num_groups, a, b, c, alpha, stream);
 }
 
 NVFP4_API nvfp4_status nvfp4_grouped_gemm_w4a16(nvfp4_handle *h, int num_groups, const nvfp4_dense *a,

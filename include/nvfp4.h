@@ -1,7 +1,7 @@
 /*
  * nvfp4.h - NVFP4 (FP4 E2M1 values, one FP8 E4M3 scale per 16 elements along K) kernels for
- * NVIDIA GPUs (sm_90a: H100, H200): batched GEMV and grouped GEMM with f32 accumulation, both also with
- * dense f16 or bf16 activations (W4A16), and dequantization to f16, bf16 or f32.
+ * NVIDIA GPUs (sm_90a: H100, H200): batched GEMV, grouped GEMM and batched dense GEMM with f32 accumulation,
+ * the first two also with dense f16 or bf16 activations (W4A16), and dequantization to f16, bf16 or f32.
  *
  * Data. An NVFP4 element is a 4-bit e2m1 code (0, 0.5, 1, 1.5, 2, 3, 4, 6 and their negatives; bit 3 is
  * the sign), two per byte along K with the even k in the low nibble. Every 16 consecutive elements of a
@@ -193,6 +193,20 @@ NVFP4_API nvfp4_status nvfp4_grouped_gemm(nvfp4_handle *h, int num_groups, const
 NVFP4_API nvfp4_status nvfp4_grouped_gemm_w4a16(nvfp4_handle *h, int num_groups, const nvfp4_dense *a,
                                                 const nvfp4_tensor *b, const nvfp4_output *c, float alpha,
                                                 CUstream stream);
+
+/* Dense GEMM with batches (GPU MODE's nvfp4_gemm): for l in [0, a->batch), C_l = alpha * A_l * B_l^T,
+ * C_l[m, n] = alpha * sum_k A_l[m, k] * B_l[n, k], where A_l is batch l of a (M x K), B_l batch l of b
+ * (N x K, both K-major: "TN") and C_l the row-major M x N output at c->data + l * c->batch_stride elements
+ * (c->ld elements between rows; c->ld >= N with two rows or more, and c->batch_stride >= (M - 1) * c->ld + N
+ * with two batches or more, so no batches overlap). b->batch == a->batch and b->k == a->k; M = a->rows and
+ * N = b->rows are at least 1 (0 is INVALID_VALUE, as for nvfp4_gemv). a and b each have their own scale
+ * layout and strides; a batch_stride of 0 reads one operand for every batch. Output F16, BF16 or F32.
+ * It runs the grouped GEMM's kernels, batch l as group l of nvfp4_grouped_gemm, with the same results,
+ * alignment and limits (a and b as every operation takes them: data, ld and, with two batches or more,
+ * batch_stride multiples of 16 bytes; ld and 32 * sf_ld below 2^32 bytes; NOT_SUPPORTED otherwise). The
+ * batches go to the kernels 64 at a time, one after the other on the stream. */
+NVFP4_API nvfp4_status nvfp4_gemm(nvfp4_handle *h, const nvfp4_tensor *a, const nvfp4_tensor *b,
+                                  const nvfp4_output *c, float alpha, CUstream stream);
 
 /* out = the value of every element of in: out[b][r][c] = e2m1(code) * e4m3(scale) of element (r, c) of
  * batch b, for r < in->rows, c < in->k, b < in->batch; out is an output of in->rows x in->k per batch

@@ -15,6 +15,7 @@ static const char usage_main[] =
     "  verify gemv [options]          one GEMV on random full-range data against the float64 reference\n"
     "                                 (--act f16|bf16: W4A16, dense x)\n"
     "  verify grouped-gemm [options]  the same for one grouped GEMM call (--act f16|bf16: W4A16)\n"
+    "  verify gemm [options]          the same for one dense GEMM with batches, every output checked\n"
     "  verify dequantize [options]    one dequantize against the exact reference, bit for bit\n"
     "  verify quantize [options]      one quantize against the recipe's CPU implementation, bit for bit\n"
     "  bench [options]                every GPU MODE benchmark shape of both operations (the main job)\n"
@@ -32,7 +33,7 @@ static const char usage_info[] =
     "  registers, spills, static shared memory and resident CTAs per SM.\n";
 
 static const char usage_verify[] =
-    "usage: nvfp4 verify gemv|grouped-gemm|dequantize|quantize [options]\n"
+    "usage: nvfp4 verify gemv|grouped-gemm|gemm|dequantize|quantize [options]\n"
     "  One call on random full-range data (every e2m1 code, scales 2^-6..2^4, garbage in padding) against\n"
     "  the float64 reference under the accuracy bar of docs/ACCURACY.md (dequantize and quantize: bit for\n"
     "  bit). See nvfp4 verify <operation> --help.\n";
@@ -57,6 +58,15 @@ static const char usage_verify_grouped[] =
     "  against the accuracy bar (docs/ACCURACY.md) and PASS, or FAIL with exit status 1. The same seed gives\n"
     "  the same data.\n"
     "  Defaults: --m 80,176 --n 4096 --k 7168 --act nvfp4 --layout linear --dtype f16 --alpha 1 --seed 1\n";
+
+static const char usage_verify_gemm[] =
+    "usage: nvfp4 verify gemm [--m M] [--n N] [--k K] [--l L] [--layout linear|blocked] [--dtype f16|bf16|f32]\n"
+    "                         [--alpha A] [--seed S]\n"
+    "  One nvfp4_gemm call: C_l (M x N) = alpha * A_l (M x K) * B_l (N x K)^T for L batches (K a multiple of\n"
+    "  32); --layout is both operands' scale layout, --dtype the output type. Every output of every batch is\n"
+    "  checked. Prints the worst error/tolerance ratio against the accuracy bar (docs/ACCURACY.md) and PASS,\n"
+    "  or FAIL with exit status 1. The same seed gives the same data.\n"
+    "  Defaults: --m 128 --n 7168 --k 2048 --l 1 --layout linear --dtype f16 --alpha 1 --seed 1\n";
 
 static const char usage_verify_dequantize[] =
     "usage: nvfp4 verify dequantize [--m M] [--k K] [--l L] [--layout linear|blocked] [--dtype f16|bf16|f32]\n"
@@ -236,6 +246,44 @@ static int cmd_verify_grouped(int argc, char **argv) {
   return report_and_destroy(h, what, pass, &v);
 }
 
+static int take_verify_gemm(int code, const char *value, void *ctx) {
+  nvfp4i_gemm_case *c = ctx;
+  switch (code) {
+    case OPT_M: return cli_int(value, "--m", 1, SHAPE_MAX, &c->m);
+    case OPT_N: return cli_int(value, "--n", 1, SHAPE_MAX, &c->n);
+    case OPT_K: return cli_int(value, "--k", 1, SHAPE_MAX, &c->k);
+    case OPT_L: return cli_int(value, "--l", 1, SHAPE_MAX, &c->l);
+    case OPT_LAYOUT: return cli_layout(value, "--layout", &c->a_layout);
+    case OPT_DTYPE: return cli_dtype(value, &c->dtype);
+    case OPT_ALPHA: return cli_float(value, "--alpha", &c->alpha);
+    case OPT_SEED: return cli_u64(value, "--seed", &c->seed);
+  }
+  return 0;
+}
+
+static int cmd_verify_gemm(int argc, char **argv) {
+  static const struct option options[] = {
+      {"m", required_argument, NULL, OPT_M},           {"n", required_argument, NULL, OPT_N},
+      {"k", required_argument, NULL, OPT_K},           {"l", required_argument, NULL, OPT_L},
+      {"layout", required_argument, NULL, OPT_LAYOUT}, {"dtype", required_argument, NULL, OPT_DTYPE},
+      {"alpha", required_argument, NULL, OPT_ALPHA},   {"seed", required_argument, NULL, OPT_SEED},
+      CLI_HELP_OPTION,                                 {0}};
+  nvfp4i_gemm_case c = {.m = 128, .n = 7168, .k = 2048, .l = 1, .a_layout = NVFP4_SF_LINEAR,
+                        .dtype = NVFP4_DTYPE_F16, .alpha = 1.0f, .seed = 1};
+  int status = cli_parse(argc, argv, "nvfp4 verify gemm", usage_verify_gemm, options, take_verify_gemm, &c);
+  if (status != CLI_GO_ON) return status;
+  c.b_layout = c.a_layout;
+  nvfp4_handle *h;
+  if (!cli_open_handle(&h)) return 1;
+  nvfp4i_verdict v;
+  int pass = nvfp4i_verify_gemm(h, &c, &v);
+  char what[192];
+  snprintf(what, sizeof what, "gemm m=%lld n=%lld k=%lld l=%lld layout=%s dtype=%s alpha=%g seed=%llu",
+           (long long)c.m, (long long)c.n, (long long)c.k, (long long)c.l, cli_layout_name(c.a_layout),
+           cli_dtype_name(c.dtype), c.alpha, (unsigned long long)c.seed);
+  return report_and_destroy(h, what, pass, &v);
+}
+
 static int take_verify_dequantize(int code, const char *value, void *ctx) {
   nvfp4i_dequantize_case *c = ctx;
   switch (code) {
@@ -315,13 +363,14 @@ static int cmd_verify_quantize(int argc, char **argv) {
 static int cmd_verify(int argc, char **argv) {
   if (argc >= 2 && !strcmp(argv[1], "gemv")) return cmd_verify_gemv(argc - 1, argv + 1);
   if (argc >= 2 && !strcmp(argv[1], "grouped-gemm")) return cmd_verify_grouped(argc - 1, argv + 1);
+  if (argc >= 2 && !strcmp(argv[1], "gemm")) return cmd_verify_gemm(argc - 1, argv + 1);
   if (argc >= 2 && !strcmp(argv[1], "dequantize")) return cmd_verify_dequantize(argc - 1, argv + 1);
   if (argc >= 2 && !strcmp(argv[1], "quantize")) return cmd_verify_quantize(argc - 1, argv + 1);
   if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
     printf("%s", usage_verify);
     return 0;
   }
-  fprintf(stderr, "nvfp4 verify: name an operation: gemv, grouped-gemm, dequantize or quantize\n"
+  fprintf(stderr, "nvfp4 verify: name an operation: gemv, grouped-gemm, gemm, dequantize or quantize\n"
                   "Try 'nvfp4 verify --help'.\n");
   return 2;
 }

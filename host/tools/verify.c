@@ -40,9 +40,10 @@ static int64_t count_clobbered(const uint8_t *buf, int64_t bytes, const uint8_t 
   return n;
 }
 
-/* Sets one random block scale of row `row` (batch 0) of op's host copy to NaN (0x7F); the caller uploads. */
-static void inject_nan(nvfp4i_operand *op, int64_t row, nvfp4i_rng *rng) {
-  uint8_t *scales = (uint8_t *)op->host.scales;
+/* Sets one random block scale of row `row` of batch `batch` of op's host copy to NaN (0x7F); the caller
+ * uploads. */
+static void inject_nan(nvfp4i_operand *op, int64_t batch, int64_t row, nvfp4i_rng *rng) {
+  uint8_t *scales = (uint8_t *)op->host.scales + batch * op->host.sf_batch_stride;
   int64_t block = (int64_t)(nvfp4i_rng_next(rng) % (uint64_t)(op->host.k / 16));
   scales[nvfp4i_sf_offset(op->host.sf_layout, op->host.sf_ld, op->host.k, row, block)] = 0x7F;
 }
@@ -76,7 +77,7 @@ static int verify_gemv(nvfp4_handle *h, const nvfp4i_gemv_case *c, int dense, nv
                     : nvfp4i_operand_create(&x, 1, c->k, c->l, c->x_layout, 0, &rng);
   if (v->status != NVFP4_STATUS_SUCCESS) goto free_a;
   if (c->nan_row >= 0 && c->nan_row < c->m) {
-    inject_nan(&a, c->nan_row, &rng);
+    inject_nan(&a, 0, c->nan_row, &rng);
     v->status = nvfp4i_operand_upload(&a);
     if (v->status != NVFP4_STATUS_SUCCESS) goto free_x;
   }
@@ -127,12 +128,15 @@ int nvfp4i_verify_gemv_w4a16(nvfp4_handle *h, const nvfp4i_gemv_case *c, nvfp4i_
   return verify_gemv(h, c, 1, v);
 }
 
-enum { FULL_CHECK_MACS = 200000000 }; /* per group: above it, a sample of columns */
+enum { FULL_CHECK_MACS = 200000000 }; /* per group: above it, a sample of columns (unless every_column) */
 
-/* One group's operands, output placement and type, and injected NaN rows. */
+/* One group's operands, output placement and type, and injected NaN rows; for nvfp4_gemm, one batch of its
+ * operands. */
 typedef struct grouped_group {
   nvfp4i_operand a, b;
   nvfp4i_dense_operand dense_a; /* W4A16: the activations, in place of a */
+  int64_t batch;                /* the batch of a and b this group reads (0 but for nvfp4_gemm) */
+  int every_column;             /* 1: every output is checked, whatever the MAC count */
   int64_t m, n, k;
   nvfp4_dtype dtype;
   int64_t c_offset; /* bytes from the start of the output buffer (16-byte aligned) */
@@ -168,7 +172,7 @@ static nvfp4_status create_dense_operand(nvfp4i_dense_operand *op, int64_t rows,
  * ones up to the MAC budget. Returns the count written to cols (sized n), -1 without host memory. */
 static int64_t choose_columns(const grouped_group *gr, nvfp4i_rng *rng, int64_t *cols) {
   int64_t n = gr->n, count = 0;
-  if (gr->m * gr->n * gr->k <= FULL_CHECK_MACS) {
+  if (gr->every_column || gr->m * gr->n * gr->k <= FULL_CHECK_MACS) {
     for (int64_t j = 0; j < n; j++) cols[count++] = j;
     return count;
   }
@@ -187,7 +191,7 @@ static int64_t choose_columns(const grouped_group *gr, nvfp4i_rng *rng, int64_t 
 
 /* Reference for the chosen columns of one group, compared in place; marks every result element. Returns how
  * many outputs it compared (m times the columns chosen; 0 without host memory, which sets v->status). */
-static int64_t check_group(const nvfp4i_grouped_case *c, const grouped_group *gr, int dense, const uint8_t *out,
+static int64_t check_group(double alpha, const grouped_group *gr, int dense, const uint8_t *out,
                            uint8_t *is_result, nvfp4i_rng *rng, nvfp4i_verdict *v) {
   int esize = nvfp4i_dtype_size(gr->dtype);
   int64_t m = gr->m, n = gr->n, k = gr->k;
@@ -212,13 +216,13 @@ static int64_t check_group(const nvfp4i_grouped_case *c, const grouped_group *gr
     if (dense)
       nvfp4i_decode_dense_row(&gr->dense_a.host, 0, i, arows + i * k);
     else
-      nvfp4i_decode_row(&gr->a.host, 0, i, arows + i * k);
+      nvfp4i_decode_row(&gr->a.host, gr->batch, i, arows + i * k);
   }
   for (int64_t jc = 0; jc < ncols; jc++) {
     int64_t j = cols[jc];
-    nvfp4i_decode_row(&gr->b.host, 0, j, brow);
+    nvfp4i_decode_row(&gr->b.host, gr->batch, j, brow);
     for (int64_t i = 0; i < m; i++) {
-      nvfp4i_dot(arows + i * k, brow, k, c->alpha, &ref[i], &mag[i]);
+      nvfp4i_dot(arows + i * k, brow, k, alpha, &ref[i], &mag[i]);
       index[i] = i * gr->c_ld + j;
     }
     compare(gr->dtype, c_out, index, ref, mag, m, v);
@@ -273,8 +277,8 @@ static int verify_grouped(nvfp4_handle *h, const nvfp4i_grouped_case *c, int den
       nvfp4i_dense_operand_destroy(&x->dense_a);
       goto free_operands;
     }
-    if (x->nan_a_row >= 0) inject_nan(&x->a, x->nan_a_row, &rng);
-    if (x->nan_b_row >= 0) inject_nan(&x->b, x->nan_b_row, &rng);
+    if (x->nan_a_row >= 0) inject_nan(&x->a, 0, x->nan_a_row, &rng);
+    if (x->nan_b_row >= 0) inject_nan(&x->b, 0, x->nan_b_row, &rng);
     if (x->nan_a_row >= 0) v->status = nvfp4i_operand_upload(&x->a);
     if (x->nan_b_row >= 0 && v->status == NVFP4_STATUS_SUCCESS) v->status = nvfp4i_operand_upload(&x->b);
     if (v->status != NVFP4_STATUS_SUCCESS) {
@@ -302,7 +306,7 @@ static int verify_grouped(nvfp4_handle *h, const nvfp4i_grouped_case *c, int den
   NVFP4_CU_TRY(cu->cuCtxSynchronize(), v->status, free_c);
   NVFP4_CU_TRY(cu->cuMemcpyDtoH(out, d_c, c_bytes), v->status, free_c);
   for (int g = 0; g < G; g++)
-    if (check_group(c, &gr[g], dense, out, is_result, &rng, v) == 0 && gr[g].m * gr[g].n > 0) unchecked++;
+    if (check_group(c->alpha, &gr[g], dense, out, is_result, &rng, v) == 0 && gr[g].m * gr[g].n > 0) unchecked++;
   v->clobbered = count_clobbered(out, (int64_t)c_bytes, is_result);
 
 free_c:
@@ -330,6 +334,67 @@ int nvfp4i_verify_grouped_gemm(nvfp4_handle *h, const nvfp4i_grouped_case *c, nv
 
 int nvfp4i_verify_grouped_gemm_w4a16(nvfp4_handle *h, const nvfp4i_grouped_case *c, nvfp4i_verdict *v) {
   return verify_grouped(h, c, 1, v);
+}
+
+enum { GEMM_GUARD_BYTES = 16 }; /* poisoned bytes before and after a dense GEMM's output */
+
+int nvfp4i_verify_gemm(nvfp4_handle *h, const nvfp4i_gemm_case *c, nvfp4i_verdict *v) {
+  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
+  memset(v, 0, sizeof *v);
+  nvfp4i_rng rng = {c->seed};
+  nvfp4i_operand a, b;
+  memset(&a, 0, sizeof a);
+  memset(&b, 0, sizeof b);
+  int esize = nvfp4i_dtype_size(c->dtype);
+  int64_t c_ld = c->n + c->c_pad, c_bs = c->m * c_ld + c->c_batch_pad;
+  int64_t elems = (c->l - 1) * c_bs + (c->m - 1) * c_ld + c->n;
+  size_t bytes = (size_t)(GEMM_GUARD_BYTES + elems * esize + GEMM_GUARD_BYTES);
+  uint8_t *out = malloc(bytes), *is_result = calloc(bytes, 1);
+  int64_t nan_a_row = c->nan ? c->m / 3 : -1, nan_b_row = c->nan ? c->n / 2 : -1;
+  CUdeviceptr d_c = 0;
+  if (!out || !is_result) {
+    v->status = nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "verify: no host memory");
+    goto free_host;
+  }
+  v->status = nvfp4i_operand_create(&a, c->m, c->k, c->l, c->a_layout, c->pad, &rng);
+  if (v->status != NVFP4_STATUS_SUCCESS) goto free_host;
+  v->status = nvfp4i_operand_create(&b, c->n, c->k, c->l, c->b_layout, c->pad, &rng);
+  if (v->status != NVFP4_STATUS_SUCCESS) goto free_operands;
+  if (c->nan) { /* a row of A's first batch, a column of the last batch's output */
+    inject_nan(&a, 0, nan_a_row, &rng);
+    inject_nan(&b, c->l - 1, nan_b_row, &rng);
+    v->status = nvfp4i_operand_upload(&a);
+    if (v->status == NVFP4_STATUS_SUCCESS) v->status = nvfp4i_operand_upload(&b);
+    if (v->status != NVFP4_STATUS_SUCCESS) goto free_operands;
+  }
+  NVFP4_CU_TRY(cu->cuMemAlloc(&d_c, bytes), v->status, free_operands);
+  NVFP4_CU_TRY(cu->cuMemsetD8(d_c, POISON_BYTE, bytes), v->status, free_c);
+
+  nvfp4_output out_c = {(void *)(uintptr_t)(d_c + GEMM_GUARD_BYTES), c_ld, c_bs, c->dtype};
+  v->status = nvfp4_gemm(h, &a.dev, &b.dev, &out_c, c->alpha, NULL);
+  if (v->status != NVFP4_STATUS_SUCCESS) goto free_c;
+  NVFP4_CU_TRY(cu->cuCtxSynchronize(), v->status, free_c);
+  NVFP4_CU_TRY(cu->cuMemcpyDtoH(out, d_c, bytes), v->status, free_c);
+  int64_t expected = 0;
+  for (int64_t l = 0; l < c->l && v->status == NVFP4_STATUS_SUCCESS; l++) {
+    grouped_group batch = {.a = a, .b = b, .batch = l, .every_column = 1, .m = c->m, .n = c->n, .k = c->k,
+                           .dtype = c->dtype, .c_offset = GEMM_GUARD_BYTES + l * c_bs * esize, .c_ld = c_ld,
+                           .nan_a_row = l == 0 ? nan_a_row : -1, .nan_b_row = l == c->l - 1 ? nan_b_row : -1};
+    expected += c->m * c->n;
+    check_group(c->alpha, &batch, 0, out, is_result, &rng, v);
+  }
+  v->clobbered = count_clobbered(out, (int64_t)bytes, is_result);
+
+free_c:
+  cu->cuMemFree(d_c);
+free_operands:
+  nvfp4i_operand_destroy(&a);
+  nvfp4i_operand_destroy(&b);
+free_host:
+  free(out);
+  free(is_result);
+  return v->status == NVFP4_STATUS_SUCCESS && v->failures == 0 && v->clobbered == 0 &&
+         v->checked == c->m * c->n * c->l;
 }
 
 /* ---- dequantize */

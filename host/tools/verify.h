@@ -76,6 +76,25 @@ int nvfp4i_verify_grouped_gemm(nvfp4_handle *h, const nvfp4i_grouped_case *c, nv
  * garbage in row padding) against the same NVFP4 weights, the reference of their exact values. */
 int nvfp4i_verify_grouped_gemm_w4a16(nvfp4_handle *h, const nvfp4i_grouped_case *c, nvfp4i_verdict *v);
 
+/* A dense GEMM check (nvfp4_gemm): A (m x k) and B (n x k), l batches each, from testdata.h's
+ * nvfp4i_operand_create (pad as there: strided rows, gaps between batches); C rows n + c_pad elements apart,
+ * batches m * (n + c_pad) + c_batch_pad elements apart, poisoned guard bytes around it. nan: a NaN scale in a
+ * row of A's first batch and in a row of B's last batch. */
+typedef struct nvfp4i_gemm_case {
+  int64_t m, n, k, l;
+  nvfp4_sf_layout a_layout, b_layout;
+  nvfp4_dtype dtype;
+  float alpha;
+  uint64_t seed;
+  int64_t pad, c_pad, c_batch_pad;
+  int nan;
+} nvfp4i_gemm_case;
+
+/* Random operands, the output buffer poisoned, nvfp4_gemm on the stream 0, then every element of every batch
+ * against the float64 reference under the docs/ACCURACY.md bar (NaN exactly where the reference is) and every
+ * other byte of the buffer untouched. Returns 1 when the call succeeded and everything passed. */
+int nvfp4i_verify_gemm(nvfp4_handle *h, const nvfp4i_gemm_case *c, nvfp4i_verdict *v);
+
 /* A dequantize check: in (rows x k x batch, scale layout `layout`) from testdata.h's nvfp4i_operand_create,
  * pad bytes more per data row (a multiple of 16; also 3 per LINEAR scale row and 16 between batches); out of
  * `dtype` with ld = k + out_pad elements, out_batch_pad elements more between batches, starting out_offset

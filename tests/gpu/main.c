@@ -101,7 +101,7 @@ int main(void) {
     fprintf(stderr, "gpu_tests: cannot make the handle's context current\n");
     return EXIT_FAILURE;
   }
-  /* NVFP4_GPU_SUITE=gemv, gemv_w4a16, grouped, w4a16, dequantize, grouped_dequantize, quantize, relayout, probes
+  /* NVFP4_GPU_SUITE=gemv, gemv_w4a16, grouped, w4a16, gemm, dequantize, grouped_dequantize, quantize, relayout, probes
    * or contract runs one suite only */
   const char *only = getenv("NVFP4_GPU_SUITE");
   struct {
@@ -111,6 +111,7 @@ int main(void) {
                 {"gemv_w4a16", gemv_w4a16_gpu_suite},
                 {"grouped", grouped_gemm_gpu_suite},
                 {"w4a16", w4a16_gpu_suite},
+                {"gemm", gemm_gpu_suite},
                 {"dequantize", dequantize_gpu_suite},
                 {"grouped_dequantize", grouped_dequantize_gpu_suite},
                 {"quantize", quantize_gpu_suite},
@@ -125,8 +126,8 @@ int main(void) {
       added++;
     }
   if (added == 0) { /* a run that tests nothing has not passed */
-    fprintf(stderr, "gpu_tests: NVFP4_GPU_SUITE=%s names no suite (gemv, gemv_w4a16, grouped, w4a16, dequantize, "
-            "grouped_dequantize, quantize, relayout, probes, contract)\n", only);
+    fprintf(stderr, "gpu_tests: NVFP4_GPU_SUITE=%s names no suite (gemv, gemv_w4a16, grouped, w4a16, gemm, "
+            "dequantize, grouped_dequantize, quantize, relayout, probes, contract)\n", only);
     srunner_free(runner);
     nvfp4_destroy(gpu_handle);
     return EXIT_FAILURE;

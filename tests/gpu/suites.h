@@ -57,6 +57,7 @@ TCase *gpu_tcase(const char *name, double timeout);
 Suite *gemv_gpu_suite(void);
 Suite *gemv_w4a16_gpu_suite(void);
 Suite *grouped_gemm_gpu_suite(void);
+Suite *gemm_gpu_suite(void);
 Suite *probes_gpu_suite(void);
 Suite *contract_gpu_suite(void);
 Suite *w4a16_gpu_suite(void);

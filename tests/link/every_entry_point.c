@@ -29,6 +29,8 @@ int main(void) {
                NVFP4_STATUS_INVALID_VALUE);
   ok &= expect("nvfp4_grouped_gemm(NULL handle)", nvfp4_grouped_gemm(NULL, 1, &t, &t, &o, 1.0f, (CUstream)0),
                NVFP4_STATUS_INVALID_VALUE);
+  ok &= expect("nvfp4_gemm(NULL handle)", nvfp4_gemm(NULL, &t, &t, &o, 1.0f, (CUstream)0),
+               NVFP4_STATUS_INVALID_VALUE);
   nvfp4_dense d = {0};
   ok &= expect("nvfp4_gemv_w4a16(NULL handle)", nvfp4_gemv_w4a16(NULL, &t, &d, &o, 1.0f, (CUstream)0),
                NVFP4_STATUS_INVALID_VALUE);

@@ -63,9 +63,10 @@ typedef struct cli_case {
 static const cli_case help_cases[] = {
     {ARGS("--help"), "usage: nvfp4 <command>"},
     {ARGS("info", "--help"), "usage: nvfp4 info"},
-    {ARGS("verify", "--help"), "usage: nvfp4 verify gemv|grouped-gemm|dequantize|quantize"},
+    {ARGS("verify", "--help"), "usage: nvfp4 verify gemv|grouped-gemm|gemm|dequantize|quantize"},
     {ARGS("verify", "gemv", "--help"), "usage: nvfp4 verify gemv ["},
     {ARGS("verify", "grouped-gemm", "--help"), "usage: nvfp4 verify grouped-gemm ["},
+    {ARGS("verify", "gemm", "--help"), "usage: nvfp4 verify gemm ["},
     {ARGS("verify", "dequantize", "--help"), "usage: nvfp4 verify dequantize ["},
     {ARGS("verify", "quantize", "--help"), "usage: nvfp4 verify quantize ["},
     {ARGS("bench", "--help"), "usage: nvfp4 bench [--gpumode]"},
@@ -114,6 +115,16 @@ static const cli_case usage_cases[] = {
     {ARGS("verify", "grouped-gemm", "--m", "80,176,"), "--m: '80,176,' is not a list"},
     {ARGS("verify", "grouped-gemm", "--act", "f32"), "--act: 'f32' is not one of nvfp4 f16 bf16"},
     {ARGS("verify", "gemv", "--act", "f32"), "--act: 'f32' is not one of nvfp4 f16 bf16"},
+    {ARGS("verify", "gemm", "--m", "0"), "--m: '0' is not an integer in [1,"},
+    {ARGS("verify", "gemm", "--n", "7x"), "--n: '7x' is not an integer"},
+    {ARGS("verify", "gemm", "--k", "-32"), "--k: '-32'"},
+    {ARGS("verify", "gemm", "--l", "0"), "--l: '0' is not an integer in [1,"},
+    {ARGS("verify", "gemm", "--m", "1,2"), "--m: '1,2' is not an integer"},
+    {ARGS("verify", "gemm", "--layout", "tiled"), "--layout: 'tiled' is not one of linear blocked"},
+    {ARGS("verify", "gemm", "--dtype", "f8"), "--dtype: 'f8'"},
+    {ARGS("verify", "gemm", "--alpha", "inf"), "--alpha: 'inf'"},
+    {ARGS("verify", "gemm", "--act", "f16"), "unrecognized option '--act'"},
+    {ARGS("verify", "gemm", "stray"), "unexpected argument 'stray'"},
     {ARGS("verify"), "name an operation"},
     {ARGS("bench", "--m", "5"), "unrecognized option '--m'"},
     {ARGS("bench", "--iters", "0"), "--iters: '0'"},
@@ -139,7 +150,7 @@ static const cli_case usage_cases[] = {
     {ARGS("verify", "quantize", "--dtype", "f8"), "--dtype: 'f8'"},
     {ARGS("verify", "quantize", "--scale", "x"), "--scale: 'x'"},
     {ARGS("verify", "quantize", "--alpha", "2"), "unrecognized option '--alpha'"},
-    {ARGS("verify", "frobnicate"), "name an operation: gemv, grouped-gemm, dequantize or quantize"},
+    {ARGS("verify", "frobnicate"), "name an operation: gemv, grouped-gemm, gemm, dequantize or quantize"},
     {ARGS("bench", "quantize", "--m", "64"), "a quantize shape needs one --m (>= 1) and a --k"},
     {ARGS("bench", "quantize", "--k", "256"), "a quantize shape needs one --m (>= 1) and a --k"},
     {ARGS("bench", "quantize", "--m", "64,2", "--k", "256"), "a quantize shape needs one --m (>= 1) and a --k"},
@@ -169,7 +180,7 @@ END_TEST
 static const char *const *const kernel_commands[] = {
     ARGS("bench"), ARGS("bench", "--gpumode"), ARGS("info"), ARGS("verify", "gemv"),
     ARGS("verify", "gemv", "--act", "bf16"), ARGS("verify", "grouped-gemm"),
-    ARGS("bench", "dequantize"), ARGS("verify", "dequantize"), ARGS("bench", "quantize"), ARGS("verify", "quantize"),
+    ARGS("verify", "gemm"), ARGS("bench", "dequantize"), ARGS("verify", "dequantize"), ARGS("bench", "quantize"), ARGS("verify", "quantize"),
     ARGS("bench", "relayout"),
 };
 
@@ -349,6 +360,12 @@ START_TEST(verify_fails_an_output_nothing_wrote) {
                                                      "64", "--act", "bf16"), &r);
   assert_run(&r, 1, "act=bf16", "verify grouped-gemm --act bf16");
   assert_run(&r, 1, "never written", "verify grouped-gemm --act bf16");
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("verify", "gemm", "--m", "3", "--n", "40", "--k", "64", "--l",
+                                                     "2", "--layout", "blocked", "--dtype", "bf16"), &r);
+  assert_run(&r, 1, "gemm m=3 n=40 k=64 l=2 layout=blocked dtype=bf16 alpha=1 seed=1: 240 outputs checked",
+             "verify gemm");
+  assert_run(&r, 1, "never written", "verify gemm");
+  assert_run(&r, 1, "FAIL", "verify gemm");
   run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("verify", "dequantize", "--m", "70", "--k", "96", "--l", "2",
                                                      "--layout", "blocked", "--dtype", "bf16"), &r);
   assert_run(&r, 1, "dequantize m=70 k=96 l=2 layout=blocked dtype=bf16 seed=1: 13440 outputs checked, 13440 "

@@ -14,6 +14,7 @@ int main(void) {
   srunner_add_suite(runner, api_suite());
   srunner_add_suite(runner, gemv_w4a16_suite());
   srunner_add_suite(runner, w4a16_suite());
+  srunner_add_suite(runner, gemm_suite());
   srunner_add_suite(runner, grouped_route_suite());
   srunner_add_suite(runner, dequantize_suite());
   srunner_add_suite(runner, grouped_dequantize_suite());

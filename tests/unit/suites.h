@@ -15,6 +15,7 @@ Suite *scales_relayout_suite(void);
 Suite *api_suite(void);
 Suite *gemv_w4a16_suite(void);
 Suite *w4a16_suite(void);
+Suite *gemm_suite(void);
 Suite *grouped_route_suite(void);
 Suite *dequantize_suite(void);
 Suite *grouped_dequantize_suite(void);
