@@ -369,9 +369,15 @@ static nvfp4_status via_dequantized_tokens(nvfp4_handle *h, const gg_call *call,
   uint64_t bytes = 0;
   for (int g = 0; g < call->num_groups; g++) bytes += token_bytes(call, g);
   if (bytes == 0) return NVFP4_STATUS_SUCCESS;
+  /* the scratch calls take the thread's current context (the launches enter the handle's on their own) */
+  int pushed;
+  nvfp4_status status = nvfp4i_context_enter(h, &pushed);
+  if (status != NVFP4_STATUS_SUCCESS) return status;
   CUdeviceptr scratch;
-  if (cu->cuMemAllocFromPoolAsync(&scratch, bytes, h->scratch_pool, stream) != CUDA_SUCCESS)
+  if (cu->cuMemAllocFromPoolAsync(&scratch, bytes, h->scratch_pool, stream) != CUDA_SUCCESS) {
+    nvfp4i_context_leave(pushed);
     return NVFP4_STATUS_SUCCESS;
+  }
   *taken = 1;
   /* The groups with work, one after another in the scratch, rows k elements apart. First every group's
    * dequantize, DEQUANTIZE_BATCH groups to a copy of their tensors (a group without work gets rows = 0: its
@@ -381,7 +387,6 @@ static nvfp4_status via_dequantized_tokens(nvfp4_handle *h, const gg_call *call,
   void *tokens_f16[DEQUANTIZE_BATCH];
   int64_t ld[DEQUANTIZE_BATCH];
   uint64_t next = 0;
-  nvfp4_status status = NVFP4_STATUS_SUCCESS;
   for (int first = 0; first < call->num_groups && status == NVFP4_STATUS_SUCCESS; first += DEQUANTIZE_BATCH) {
     int count = call->num_groups - first < DEQUANTIZE_BATCH ? call->num_groups - first : DEQUANTIZE_BATCH;
     for (int i = 0; i < count; i++) {
@@ -408,6 +413,7 @@ static nvfp4_status via_dequantized_tokens(nvfp4_handle *h, const gg_call *call,
   }
   CUresult freed = cu->cuMemFreeAsync(scratch, stream);
   if (freed != CUDA_SUCCESS && status == NVFP4_STATUS_SUCCESS) status = nvfp4i_cuda_fail(freed, "cuMemFreeAsync");
+  nvfp4i_context_leave(pushed);
   return status;
 }
 
