@@ -4,9 +4,7 @@
  * (gaps between rows and between batches), alpha, NaN scales. Fresh data every run, outputs poisoned before every
  * launch. Every case runs both ways of the grouped GEMM it is built on: the default handle's (tokens
  * dequantized, then the W4A16 kernel) and the fused kernel's (a handle made with NVFP4_GROUPED_FUSED=1). */
-#include <stdlib.h>
 
-#include "handle.h"
 #include "suites.h"
 #include "verify.h"
 
@@ -65,20 +63,13 @@ static void assert_case_matches_reference(nvfp4_handle *h, int i, const char *wa
 }
 
 START_TEST(gemm_through_dequantized_tokens_matches_reference) {
-  /* an H200 has memory pools: the default handle must take this way, or this case tests the fused one */
-  ck_assert_msg(gpu_handle->scratch_pool != NULL && !gpu_handle->grouped_fused,
-                "the test handle has no scratch pool (or NVFP4_GROUPED_FUSED is set): it runs the fused kernel");
+  gpu_assert_handle_dequantizes_tokens();
   assert_case_matches_reference(gpu_handle, _i, "tokens dequantized, W4A16 kernel");
 }
 END_TEST
 
 START_TEST(gemm_fused_matches_reference) {
-  nvfp4_handle *fused;
-  setenv("NVFP4_GROUPED_FUSED", "1", 1);
-  nvfp4_status status = nvfp4_create(&fused);
-  unsetenv("NVFP4_GROUPED_FUSED");
-  ck_assert_msg(status == NVFP4_STATUS_SUCCESS, "nvfp4_create: %s", nvfp4_last_error());
-  ck_assert(fused->grouped_fused);
+  nvfp4_handle *fused = gpu_fused_grouped_handle();
   assert_case_matches_reference(fused, _i, "fused kernel");
   nvfp4_destroy(fused);
 }

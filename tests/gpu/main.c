@@ -80,6 +80,21 @@ int gpu_quick(void) {
   return quick != NULL && quick[0] == '1';
 }
 
+void gpu_assert_handle_dequantizes_tokens(void) {
+  ck_assert_msg(gpu_handle->scratch_pool != NULL && !gpu_handle->grouped_fused,
+                "the test handle has no scratch pool (or NVFP4_GROUPED_FUSED is set): it runs the fused kernel");
+}
+
+nvfp4_handle *gpu_fused_grouped_handle(void) {
+  nvfp4_handle *fused;
+  setenv("NVFP4_GROUPED_FUSED", "1", 1);
+  nvfp4_status status = nvfp4_create(&fused);
+  unsetenv("NVFP4_GROUPED_FUSED");
+  ck_assert_msg(status == NVFP4_STATUS_SUCCESS, "nvfp4_create: %s", nvfp4_last_error());
+  ck_assert(fused->grouped_fused);
+  return fused;
+}
+
 TCase *gpu_tcase(const char *name, double timeout) {
   TCase *tc = tcase_create(name);
   tcase_set_tags(tc, "gpu");

@@ -51,6 +51,13 @@ void gpu_verify_in_threads(int count, gpu_verify_job *jobs);
 /* Fails the current test unless got's `bytes` are want's, naming `what`, how many differ and the first. */
 void gpu_assert_bytes(const uint8_t *got, const uint8_t *want, size_t bytes, const char *what);
 
+/* nvfp4_grouped_gemm's two ways (nvfp4_gemm's too): gpu_handle must take the dequantized-tokens one (an
+ * H200 has memory pools; else the tests of that way would run the fused kernel), and
+ * gpu_fused_grouped_handle() makes a handle with NVFP4_GROUPED_FUSED=1, the fused kernel's (the caller
+ * destroys it). Both fail the current test where they cannot be had. */
+void gpu_assert_handle_dequantizes_tokens(void);
+nvfp4_handle *gpu_fused_grouped_handle(void);
+
 /* A test case tagged "gpu" with the given timeout in seconds. */
 TCase *gpu_tcase(const char *name, double timeout);
 
