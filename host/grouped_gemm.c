@@ -12,6 +12,7 @@
 #include "dequantize.h"
 #include "error.h"
 #include "format.h"
+#include "grouped_finish.h"
 #include "grouped_gemm.h"
 #include "launch.h"
 #include "sm90a/grouped_gemm_layout.h"
@@ -75,25 +76,34 @@ _Static_assert(GW_FULL_ARRIVALS == 2 * GG_PRODUCERS && GW_EMPTY_ARRIVALS == GG_C
 _Static_assert(GG_BAR_EMPTY + 8 * GG_MAX_LOAD_STAGES <= GW_RING,
                "W4A16: a full and an empty barrier for every load slot the host may ask for");
 
-/* One call: its groups and how a launch describes their activations. Every step below takes it, so the
- * validation flow, the launches' chunking and the descriptors are the same for every kind of activations. */
+/* One call: its groups, what its launches write, and how. Every step below takes it, so the validation, the
+ * launches' chunking and the descriptors are the same for every kind of activations and for both GEMMs. */
 typedef struct gg_call {
   int num_groups;
-  const nvfp4_tensor *a;     /* NVFP4 activations (nvfp4_grouped_gemm), or NULL */
+  const nvfp4_tensor *a;     /* NVFP4 activations (nvfp4_grouped_gemm, the dual GEMM), or NULL */
   const nvfp4_dense *dense;  /* dense activations (nvfp4_grouped_gemm_w4a16), or NULL */
-  const nvfp4_tensor *b;
+  const nvfp4_tensor *b;     /* the weights; the dual GEMM's gate projection b1 */
+  const nvfp4_tensor *b2;    /* the dual GEMM's up projection, or NULL */
   const nvfp4_output *c;
-  float alpha;
+  float alpha, alpha2;       /* alpha2: the dual GEMM's up product */
+  int dual;                  /* nvfp4_grouped_dual_gemm_silu: c = silu(alpha * a b^T) * (alpha2 * a b2^T) */
   nvfp4_dtype act_dtype;     /* dense: the activation type of the launches being made (an entry per type) */
-  /* a, dequantized: group g's tokens as f16 at a_f16 + a_f16_offset[g] (rows k elements apart), which the
-   * W4A16 f16 entry reads; 0 when the launches read a itself (the fused NVFP4 entry) */
-  uintptr_t a_f16;
-  const uint64_t *a_f16_offset;
+  /* The plan (plan_call), fixed before the first launch: */
+  int64_t cap;               /* the token tile cap */
+  uint32_t slices;           /* K slices per group (split-K); 1: every tile walks all of K */
+  /* Scratch, from the handle's pool; 0 where the call runs without. a_f16: a dequantized, group g's tokens
+   * as f16 (rows k elements apart) one group after another, which the W4A16 f16 entry reads. partials: the
+   * launches write every product's K slices as f32 there (group after group, then product, then slice: m rows
+   * of nvfp4i_finish_ldp(n) floats each) and the finishing kernel writes c from them. */
+  int f16_tokens;            /* the launches read a dequantized to f16 at a_f16 (the W4A16 f16 entry) */
+  uintptr_t a_f16, partials;
 } gg_call;
 
 static int64_t rows_a(const gg_call *call, int g) {
   return call->dense != NULL ? call->dense[g].rows : call->a[g].rows;
 }
+
+static int64_t k_of(const gg_call *call, int g) { return call->b[g].k; }
 
 static int has_work(const gg_call *call, int g) { return rows_a(call, g) > 0 && call->b[g].rows > 0; }
 
@@ -102,12 +112,15 @@ static int takes(const gg_call *call, int g) {
   return has_work(call, g) && (call->dense == NULL || call->dense[g].dtype == call->act_dtype);
 }
 
+/* Products per group: the dual GEMM's two share the activations. */
+static int products(const gg_call *call) { return call->dual ? 2 : 1; }
+
 /* Whether the launches being made run a W4A16 entry (dense activations, given or dequantized). */
-static int w4a16_launches(const gg_call *call) { return call->dense != NULL || call->a_f16 != 0; }
+static int w4a16_launches(const gg_call *call) { return call->dense != NULL || call->f16_tokens; }
 
 /* The entry the launches being made run. */
 static nvfp4i_kernel_id call_kernel(const gg_call *call) {
-  if (call->a_f16 != 0) return NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16;
+  if (call->f16_tokens) return NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16;
   if (call->dense == NULL) return NVFP4I_KERNEL_GROUPED_GEMM;
   return call->act_dtype == NVFP4_DTYPE_F16 ? NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16
                                             : NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16;
@@ -120,21 +133,123 @@ static uint32_t token_tile_rows(int64_t m, int64_t cap) {
   return (uint32_t)((rows + GG_T_GRAIN - 1) / GG_T_GRAIN * GG_T_GRAIN);
 }
 
+/* Tiles of one product of group g, whole K. */
 static uint64_t group_tiles(const gg_call *call, int g, int64_t cap) {
   int64_t m = rows_a(call, g);
   uint64_t t = token_tile_rows(m, cap);
   return (uint64_t)((call->b[g].rows + GG_TILE_N - 1) / GG_TILE_N) * (((uint64_t)m + t - 1) / t);
 }
 
-/* The token tile cap of a launch. Wide tiles decode each weight stage for more tokens, so GG_T_MAX is the
- * fastest while the launch has a tile for every SM; with fewer tiles, halving the cap puts more SMs to work
- * (measured on the GPU MODE shapes: G=2 M=[128,384] N=4096 K=1536 takes 36.6 us at 256, 29.1 at 128, 40.6 at
- * 64; G=8 M=[80..248] N=4096 K=7168, 256 tiles, 252 us at 256 and 297 at 128). */
-static int64_t token_tile_cap(const gg_call *call, int first, int end, int sm_count) {
+/* ---- K slices (split-K). A slice is a run of whole K stages (GG_K_STEP elements); group g's K stages are
+ * dealt into at most call->slices slices of equal length, the last one shorter. */
+static uint32_t k_stages(int64_t k) { return (uint32_t)((k + GG_K_STEP - 1) / GG_K_STEP); }
+
+static uint32_t slice_stages(const gg_call *call, int g) {
+  uint32_t stages = k_stages(k_of(call, g));
+  uint32_t slices = call->slices < stages ? call->slices : stages;
+  return (stages + slices - 1) / slices;
+}
+
+static uint32_t group_slices(const gg_call *call, int g) {
+  uint32_t per = slice_stages(call, g);
+  return (k_stages(k_of(call, g)) + per - 1) / per;
+}
+
+/* Bytes of group g's partials in the scratch. */
+static uint64_t partial_bytes(const gg_call *call, int g) {
+  if (!has_work(call, g)) return 0;
+  return (uint64_t)products(call) * group_slices(call, g) * (uint64_t)rows_a(call, g) *
+         nvfp4i_finish_ldp(call->b[g].rows) * sizeof(float);
+}
+
+/* The f16 bytes of group g's tokens in the scratch: a group without work has none. */
+static uint64_t token_bytes(const gg_call *call, int g) {
+  return has_work(call, g) ? (uint64_t)rows_a(call, g) * (uint64_t)k_of(call, g) * 2 : 0;
+}
+
+/* ---- The plan: the token tile cap and the K slices. Wide token tiles decode each weight stage for more
+ * tokens, so GG_T_MAX is the fastest while the call has a tile for every SM (measured on the GPU MODE shapes:
+ * G=8 M=[80..248] N=4096 K=7168, 256 tiles, 252 us at 256 and 297 at 128). With fewer tiles than SMs, smaller
+ * tiles (G=2 M=[128,384] N=4096 K=1536: 36.6 us at 256, 29.1 at 128, 40.6 at 64) or K slices put more SMs to
+ * work; the slices cost their partials' traffic and the finishing launch. plan_call picks the pair the cost
+ * model below finishes soonest, simulating the kernel's snake schedule. */
+
+/* Cycles a CTA spends on one K stage of a 128 x t tile: the W4A16 kernel's per-role timelines
+ * (docs/PERFORMANCE.md: 1447 cycles a stage at t = 32, 2190 at t = 96-128, 3400 at t up to 256) fit
+ * 1100 + 9t; what a tile costs beyond its stages (its epilogue, the ring's refill); the finishing launch
+ * (its start, and the partials' bytes, written by the GEMM and read back, mostly from L2, by the whole
+ * GPU). TILE_CYCLES and the finish's costs are fitted to the split-K sweep of docs/PERFORMANCE.md
+ * (nvfp4_gemm's M = 128 shapes at 1-8 slices). */
+#define STAGE_CYCLES(t) (1100.0 + 9.0 * (t))
+#define TILE_CYCLES 5000.0
+#define FINISH_CYCLES 5000.0
+#define PARTIAL_CYCLES_PER_BYTE 0.0005
+#define MAX_SLICES 8
+#define MAX_SIMULATED_SMS 1024 /* more SMs than this: no plan beyond GG_T_MAX, no slices */
+
+/* Cycles until the call's last CTA finishes, at the call's cap and slices, on sm_count persistent CTAs:
+ * tiles in the launch's order (largest t first, then the call's group order) dealt in snake order. */
+static double makespan(const gg_call *call, int sm_count) {
+  uint64_t units = 0;
+  for (int g = 0; g < call->num_groups; g++)
+    if (has_work(call, g)) units += group_tiles(call, g, call->cap) * products(call) * group_slices(call, g);
+  uint64_t grid = units < (uint64_t)sm_count ? units : (uint64_t)sm_count;
+  double load[MAX_SIMULATED_SMS] = {0};
+  uint64_t unit = 0;
+  for (uint32_t t = GG_T_MAX; t >= GG_T_GRAIN; t -= GG_T_GRAIN)
+    for (int g = 0; g < call->num_groups; g++) {
+      if (!has_work(call, g) || token_tile_rows(rows_a(call, g), call->cap) != t) continue;
+      uint64_t n = group_tiles(call, g, call->cap) * products(call) * group_slices(call, g);
+      double cost = slice_stages(call, g) * STAGE_CYCLES(t) + TILE_CYCLES;
+      for (uint64_t i = 0; i < n; i++, unit++) {
+        uint64_t round = unit / grid, at = unit % grid;
+        load[round % 2 ? grid - 1 - at : at] += cost;
+      }
+    }
+  double worst = 0;
+  for (uint64_t i = 0; i < grid; i++) worst = load[i] > worst ? load[i] : worst;
+  return worst;
+}
+
+static double finish_cycles(const gg_call *call) {
+  uint64_t bytes = 0;
+  for (int g = 0; g < call->num_groups; g++) bytes += partial_bytes(call, g);
+  return FINISH_CYCLES + PARTIAL_CYCLES_PER_BYTE * (double)bytes;
+}
+
+/* Descriptors the call's launches hold in all (every product and slice of every group with work). */
+static uint64_t call_parts(const gg_call *call) {
+  uint64_t parts = 0;
+  for (int g = 0; g < call->num_groups; g++)
+    if (has_work(call, g)) parts += (uint64_t)products(call) * group_slices(call, g);
+  return parts;
+}
+
+/* Sets call->cap and call->slices. Slices only where `may_split` (scratch for partials can be had) and the
+ * call's tiles at GG_T_MAX leave SMs idle, and only as many as keep every part in one launch; `forced`
+ * (NVFP4_SPLIT_K, 0: none) fixes the number of slices where a split may happen. */
+static void plan_call(gg_call *call, int sm_count, int may_split, int forced) {
   uint64_t tiles = 0;
-  for (int g = first; g < end; g++)
-    if (takes(call, g)) tiles += group_tiles(call, g, GG_T_MAX);
-  return tiles >= (uint64_t)sm_count ? GG_T_MAX : GG_T_MAX / 2;
+  for (int g = 0; g < call->num_groups; g++)
+    if (has_work(call, g)) tiles += group_tiles(call, g, GG_T_MAX) * products(call);
+  call->slices = 1;
+  call->cap = GG_T_MAX;
+  if (tiles >= (uint64_t)sm_count || sm_count > MAX_SIMULATED_SMS) return;
+  uint32_t first = 1, last = may_split ? MAX_SLICES : 1;
+  if (may_split && forced > 0) first = last = (uint32_t)forced;
+  double best = -1;
+  int64_t best_cap = GG_T_MAX / 2;
+  uint32_t best_slices = 1;
+  for (int64_t cap = GG_T_MAX; cap >= GG_T_MAX / 2; cap /= 2)
+    for (uint32_t slices = first; slices <= last; slices++) {
+      call->cap = cap;
+      call->slices = slices;
+      if (slices > 1 && call_parts(call) > GG_MAX_GROUPS) continue;
+      double cycles = makespan(call, sm_count) + (slices > 1 || call->dual ? finish_cycles(call) : 0);
+      if (best < 0 || cycles < best) best = cycles, best_cap = cap, best_slices = slices;
+    }
+  call->cap = best_cap;
+  call->slices = best_slices;
 }
 
 /* The 32-bit descriptor fields of an operand: its row pitch and scale steps (they matter only between rows). */
@@ -163,33 +278,53 @@ static nvfp4_status check_dense_copies(int g, const nvfp4_dense *a) {
   return status;
 }
 
+/* The weights operand of product `product` of group g, and how messages name it. */
+static const nvfp4_tensor *weights(const gg_call *call, int g, int product) {
+  return product == 0 ? &call->b[g] : &call->b2[g];
+}
+static const char *weights_name(const gg_call *call, int product) {
+  return !call->dual ? "b" : product == 0 ? "b1" : "b2";
+}
+
 /* Validates group g; a group with work must also suit the 16-byte copies of its data. */
 static nvfp4_status validate_group(const gg_call *call, int g) {
-  const nvfp4_tensor *b = &call->b[g];
   char name[32];
   snprintf(name, sizeof name, "a[%d]", g);
   nvfp4_status status = call->dense != NULL ? nvfp4i_validate_dense(name, &call->dense[g], 0)
                                             : nvfp4i_validate_tensor(name, &call->a[g], 0);
   if (status != NVFP4_STATUS_SUCCESS) return status;
-  snprintf(name, sizeof name, "b[%d]", g);
-  status = nvfp4i_validate_tensor(name, b, 0);
-  if (status != NVFP4_STATUS_SUCCESS) return status;
   int64_t a_k = call->dense != NULL ? call->dense[g].k : call->a[g].k;
   int64_t a_batch = call->dense != NULL ? call->dense[g].batch : call->a[g].batch;
-  if (a_batch != 1 || b->batch != 1)
-    return nvfp4i_fail(NVFP4_STATUS_INVALID_VALUE, "%s[%d].batch = %lld: every group has batch 1",
-                       a_batch != 1 ? "a" : "b", g, (long long)(a_batch != 1 ? a_batch : b->batch));
-  if (a_k != b->k)
-    return nvfp4i_fail(NVFP4_STATUS_INVALID_VALUE, "b[%d].k = %lld: must equal a[%d].k = %lld", g,
-                       (long long)b->k, g, (long long)a_k);
+  if (a_batch != 1)
+    return nvfp4i_fail(NVFP4_STATUS_INVALID_VALUE, "a[%d].batch = %lld: every group has batch 1", g,
+                       (long long)a_batch);
+  for (int p = 0; p < products(call); p++) {
+    const nvfp4_tensor *b = weights(call, g, p);
+    const char *bn = weights_name(call, p);
+    snprintf(name, sizeof name, "%s[%d]", bn, g);
+    status = nvfp4i_validate_tensor(name, b, 0);
+    if (status != NVFP4_STATUS_SUCCESS) return status;
+    if (b->batch != 1)
+      return nvfp4i_fail(NVFP4_STATUS_INVALID_VALUE, "%s.batch = %lld: every group has batch 1", name,
+                         (long long)b->batch);
+    if (b->k != a_k)
+      return nvfp4i_fail(NVFP4_STATUS_INVALID_VALUE, "%s.k = %lld: must equal a[%d].k = %lld", name,
+                         (long long)b->k, g, (long long)a_k);
+    if (p > 0 && b->rows != call->b[g].rows)
+      return nvfp4i_fail(NVFP4_STATUS_INVALID_VALUE, "%s.rows = %lld: must equal %s[%d].rows = %lld", name,
+                         (long long)b->rows, weights_name(call, 0), g, (long long)call->b[g].rows);
+  }
   snprintf(name, sizeof name, "c[%d]", g);
-  status = nvfp4i_validate_output(name, &call->c[g], rows_a(call, g), b->rows, 1);
+  status = nvfp4i_validate_output(name, &call->c[g], rows_a(call, g), call->b[g].rows, 1);
   if (status != NVFP4_STATUS_SUCCESS || !has_work(call, g)) return status;
   snprintf(name, sizeof name, "a[%d]", g);
   status = call->dense != NULL ? check_dense_copies(g, &call->dense[g])
                                : nvfp4i_grouped_gemm_check_copies(name, &call->a[g]);
-  snprintf(name, sizeof name, "b[%d]", g);
-  return status == NVFP4_STATUS_SUCCESS ? nvfp4i_grouped_gemm_check_copies(name, b) : status;
+  for (int p = 0; p < products(call) && status == NVFP4_STATUS_SUCCESS; p++) {
+    snprintf(name, sizeof name, "%s[%d]", weights_name(call, p), g);
+    status = nvfp4i_grouped_gemm_check_copies(name, weights(call, g, p));
+  }
+  return status;
 }
 
 /* How the producers copy an operand's scales: BLOCKED ones with a 16-byte aligned base as whole row blocks
@@ -198,6 +333,15 @@ static uint32_t scale_copy_flags(const nvfp4_tensor *t, uint32_t bulk, uint32_t 
   uintptr_t base = (uintptr_t)t->scales;
   if (t->sf_layout == NVFP4_SF_BLOCKED_128x4 && base % 16 == 0) return bulk;
   return base % 4 == 0 && (t->sf_layout != NVFP4_SF_LINEAR || t->rows == 1 || t->sf_ld % 4 == 0) ? words : 0;
+}
+
+/* An NVFP4 operand from element k0 of K on (k0 a multiple of GG_K_STEP): data and scales advanced, every
+ * step (K itself included, which BLOCKED row steps derive from) unchanged. */
+static nvfp4_tensor from_k(const nvfp4_tensor *t, int64_t k0) {
+  nvfp4_tensor part = *t;
+  part.data = (const void *)((uintptr_t)t->data + (uintptr_t)(k0 / 2));
+  part.scales = (const void *)((uintptr_t)t->scales + (uintptr_t)(k0 / 64) * nvfp4i_sf_steps_of(t).quad_step);
+  return part;
 }
 
 /* The activation fields of an NVFP4 operand: data, row pitch, the scales' steps and how they are copied. */
@@ -221,37 +365,59 @@ static void describe_dense_activations(gg_desc *d, const nvfp4_dense *a) {
   d->a_ld = a->rows > 1 ? (uint32_t)(a->ld * nvfp4i_dtype_size(a->dtype)) : 0;
 }
 
-static gg_desc group_desc(const gg_call *call, int g, int64_t cap) {
-  const nvfp4_tensor *b = &call->b[g];
-  const nvfp4_output *c = &call->c[g];
-  int64_t m = rows_a(call, g);
-  nvfp4i_sf_steps bs = nvfp4i_sf_steps_of(b);
+/* Where the launches walk the scratch: group g's tokens and partials start token_offset and partial_offset
+ * bytes in (the sums of the earlier groups' token_bytes and partial_bytes). */
+typedef struct gg_cursor {
+  uint64_t token_offset, partial_offset;
+} gg_cursor;
+
+/* The descriptor of one part: K slice `slice` of product `product` of group g. */
+static gg_desc part_desc(const gg_call *call, int g, int product, uint32_t slice, gg_cursor at) {
+  const nvfp4_tensor *whole_b = weights(call, g, product);
+  int64_t m = rows_a(call, g), n = whole_b->rows, k = k_of(call, g);
+  uint32_t per = slice_stages(call, g);
+  int64_t k0 = (int64_t)slice * per * GG_K_STEP;
+  int64_t k_len = k - k0 < (int64_t)per * GG_K_STEP ? k - k0 : (int64_t)per * GG_K_STEP;
+  const nvfp4_tensor b = from_k(whole_b, k0);
+  nvfp4i_sf_steps bs = nvfp4i_sf_steps_of(&b);
   /* as for the activations: a single row's pitch and row steps are never used */
-  int a_rows = m > 1, b_rows = b->rows > 1;
+  int a_rows = m > 1, b_rows = n > 1;
   gg_desc d = {
-      .b = (uintptr_t)b->data,
-      .b_sf = (uintptr_t)b->scales,
-      .c = (uintptr_t)c->data,
-      .ldc = (uint64_t)(a_rows ? c->ld : 0),
+      .b = (uintptr_t)b.data,
+      .b_sf = (uintptr_t)b.scales,
       .b_step128 = b_rows ? bs.step128 : 0,
-      .b_ld = b_rows ? (uint32_t)b->ld : 0,
+      .b_ld = b_rows ? (uint32_t)b.ld : 0,
       .b_step32 = b_rows ? (uint32_t)bs.step32 : 0,
       .b_step1 = b_rows ? (uint32_t)bs.step1 : 0,
       .b_qstep = bs.quad_step,
       .m = (uint32_t)m,
-      .n = (uint32_t)b->rows,
-      .kbytes = (uint32_t)(b->k / 2),
-      .t = token_tile_rows(m, cap),
-      .flags = (uint32_t)c->dtype | scale_copy_flags(b, GG_F_B_SF_BULK, GG_F_B_SF_WORDS),
+      .n = (uint32_t)n,
+      .kbytes = (uint32_t)(k_len / 2),
+      .t = token_tile_rows(m, call->cap),
+      .flags = scale_copy_flags(&b, GG_F_B_SF_BULK, GG_F_B_SF_WORDS),
   };
-  if (call->a_f16 != 0) {
-    const nvfp4_dense tokens = {(const void *)(call->a_f16 + call->a_f16_offset[g]), m, call->a[g].k, 1,
-                                call->a[g].k, 0, NVFP4_DTYPE_F16};
+  if (call->partials != 0) {
+    uint32_t ldp = nvfp4i_finish_ldp(n);
+    uint64_t index = (uint64_t)product * group_slices(call, g) + slice;
+    d.c = call->partials + at.partial_offset + index * (uint64_t)m * ldp * sizeof(float);
+    d.ldc = a_rows ? ldp : 0;
+    d.flags |= NVFP4_DTYPE_F32;
+  } else {
+    d.c = (uintptr_t)call->c[g].data;
+    d.ldc = (uint64_t)(a_rows ? call->c[g].ld : 0);
+    d.flags |= (uint32_t)call->c[g].dtype;
+  }
+  if (call->f16_tokens) {
+    const nvfp4_dense tokens = {(const void *)(call->a_f16 + at.token_offset + (uint64_t)k0 * 2), m, k, 1, k, 0,
+                                NVFP4_DTYPE_F16};
     describe_dense_activations(&d, &tokens);
   } else if (call->dense != NULL) {
-    describe_dense_activations(&d, &call->dense[g]);
+    nvfp4_dense tokens = call->dense[g];
+    tokens.data = (const void *)((uintptr_t)tokens.data + (uintptr_t)k0 * nvfp4i_dtype_size(tokens.dtype));
+    describe_dense_activations(&d, &tokens);
   } else {
-    describe_nvfp4_activations(&d, &call->a[g]);
+    const nvfp4_tensor tokens = from_k(&call->a[g], k0);
+    describe_nvfp4_activations(&d, &tokens);
   }
   return d;
 }
@@ -279,179 +445,231 @@ static uint32_t w4a16_ring_config(uint32_t t_max, unsigned *smem_bytes) {
 _Static_assert((GG_SMEM_LIMIT - GW_SMEM_BYTES(0, GG_T_MAX)) / GW_SLOT_BYTES(GG_T_MAX) >= 2,
                "W4A16: two load slots fit at GG_T_MAX");
 
-/* Launches groups [first, end) of the call (those it takes, at most GG_MAX_GROUPS), largest tile first. */
-static nvfp4_status launch_groups(nvfp4_handle *h, const gg_call *call, int first, int end, CUstream stream) {
-  gg_params params = {.alpha = call->alpha};
-  uint32_t count = 0, t_max = 0;
-  int64_t cap = token_tile_cap(call, first, end, h->sm_count);
-  for (int g = first; g < end; g++) {
-    if (!takes(call, g)) continue;
-    /* insertion by descending t: the snake schedule then pairs the largest tiles with the smallest */
-    gg_desc d = group_desc(call, g, cap);
-    uint32_t at = count++;
-    while (at > 0 && params.desc[at - 1].t < d.t) {
-      params.desc[at] = params.desc[at - 1];
-      at--;
-    }
-    params.desc[at] = d;
-    if (d.t > t_max) t_max = d.t;
+/* A launch being filled: its parameter block (descriptors kept in descending t: the snake schedule then
+ * pairs the largest tiles with the smallest). */
+static void add_desc(gg_params *params, gg_desc d) {
+  uint32_t at = params->num_groups++;
+  while (at > 0 && params->desc[at - 1].t < d.t) {
+    params->desc[at] = params->desc[at - 1];
+    at--;
   }
-  for (uint32_t i = 0; i < count; i++) {
-    gg_desc *d = &params.desc[i];
-    d->tile_start = params.total_tiles;
-    params.total_tiles += (uint32_t)((d->n + GG_TILE_N - 1) / GG_TILE_N) * ((d->m + d->t - 1) / d->t);
+  params->desc[at] = d;
+}
+
+/* Launches the filled parameter block: tile numbering, ring, grid. */
+static nvfp4_status launch_params(nvfp4_handle *h, const gg_call *call, gg_params *params, CUstream stream) {
+  uint32_t t_max = 0;
+  params->total_tiles = 0;
+  for (uint32_t i = 0; i < params->num_groups; i++) {
+    gg_desc *d = &params->desc[i];
+    d->tile_start = params->total_tiles;
+    params->total_tiles += (uint32_t)((d->n + GG_TILE_N - 1) / GG_TILE_N) * ((d->m + d->t - 1) / d->t);
+    if (d->t > t_max) t_max = d->t;
   }
-  params.num_groups = count;
   unsigned smem_bytes;
-  params.ring = w4a16_launches(call) ? w4a16_ring_config(t_max, &smem_bytes) : ring_config(t_max, &smem_bytes);
-  unsigned grid = params.total_tiles < (uint32_t)h->sm_count ? params.total_tiles : (unsigned)h->sm_count;
-  void *args[] = {&params};
+  params->ring = w4a16_launches(call) ? w4a16_ring_config(t_max, &smem_bytes) : ring_config(t_max, &smem_bytes);
+  unsigned grid = params->total_tiles < (uint32_t)h->sm_count ? params->total_tiles : (unsigned)h->sm_count;
+  void *args[] = {params};
   nvfp4i_launch launch = {
       .grid = {grid, 1, 1},
       .block = {GG_THREADS, 1, 1},
       .dynamic_smem = smem_bytes,
       .params = args,
       /* after the grouped dequantize: set up while it runs (the entry waits for it before the tokens) */
-      .early_start = call->a_f16 != 0,
+      .early_start = call->f16_tokens,
   };
   return nvfp4i_launch_kernel(h, call_kernel(call), &launch, stream);
 }
 
-/* What the launches being made need before the first of them: every launch's tile count, at the smallest
- * cap, within GG_P_TOTAL_TILES' 32 bits, and their entry in the image if there is any work. */
+/* What the launches being made need before the first of them (the call planned): every launch's tile
+ * count within GG_P_TOTAL_TILES' 32 bits (parts counted into launches as launch_all deals them), and their
+ * entry in the image if there is any work. */
 static nvfp4_status check_launches(const nvfp4_handle *h, const gg_call *call) {
   uint64_t tiles = 0;
-  int work = 0;
-  for (int g = 0; g < call->num_groups; g++) {
-    if (!takes(call, g)) continue;
-    if (work++ % GG_MAX_GROUPS == 0) tiles = 0;
-    tiles += group_tiles(call, g, GG_T_MAX / 2);
-    if (tiles > UINT32_MAX)
-      return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "group %d: more than 2^32 tiles in one launch", g);
-  }
-  return work > 0 ? nvfp4i_check_kernel(h, call_kernel(call)) : NVFP4_STATUS_SUCCESS;
+  uint32_t parts = 0;
+  for (int g = 0; g < call->num_groups; g++)
+    for (int p = 0; takes(call, g) && p < products(call); p++)
+      for (uint32_t s = 0; s < group_slices(call, g); s++) {
+        if (parts++ % GG_MAX_GROUPS == 0) tiles = 0;
+        tiles += group_tiles(call, g, call->cap);
+        if (tiles > UINT32_MAX)
+          return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "group %d: more than 2^32 tiles in one launch", g);
+      }
+  return parts > 0 ? nvfp4i_check_kernel(h, call_kernel(call)) : NVFP4_STATUS_SUCCESS;
 }
 
-/* Launches the groups the call takes, GG_MAX_GROUPS to a launch, on the stream in group order. */
+/* Launches every part of the groups the call takes, GG_MAX_GROUPS parts to a launch, on the stream in group
+ * order. */
 static nvfp4_status launch_all(nvfp4_handle *h, const gg_call *call, CUstream stream) {
-  for (int first = 0; first < call->num_groups;) {
-    int end = first, work = 0;
-    while (end < call->num_groups && work < GG_MAX_GROUPS) work += takes(call, end), end++;
-    if (work > 0) {
-      nvfp4_status status = launch_groups(h, call, first, end, stream);
+  gg_params params = {.alpha = call->partials != 0 ? 1.0f : call->alpha}; /* partials: alpha at the finish */
+  gg_cursor at = {0, 0};
+  for (int g = 0; g < call->num_groups; g++) {
+    for (int p = 0; takes(call, g) && p < products(call); p++)
+      for (uint32_t s = 0; s < group_slices(call, g); s++) {
+        if (params.num_groups == GG_MAX_GROUPS) {
+          nvfp4_status status = launch_params(h, call, &params, stream);
+          if (status != NVFP4_STATUS_SUCCESS) return status;
+          params.num_groups = 0;
+        }
+        add_desc(&params, part_desc(call, g, p, s, at));
+      }
+    at.token_offset += token_bytes(call, g);
+    at.partial_offset += partial_bytes(call, g);
+  }
+  return params.num_groups > 0 ? launch_params(h, call, &params, stream) : NVFP4_STATUS_SUCCESS;
+}
+
+/* Every group's partials summed, scaled, gated (dual) and written to c, FINISH_BATCH groups to a call. */
+static nvfp4_status finish_all(nvfp4_handle *h, const gg_call *call, CUstream stream) {
+  enum { FINISH_BATCH = GF_MAX_GROUPS };
+  nvfp4i_finish_group batch[FINISH_BATCH];
+  int count = 0;
+  uint64_t offset = 0;
+  for (int g = 0; g < call->num_groups; g++) {
+    if (!has_work(call, g)) continue;
+    if (count == FINISH_BATCH) {
+      nvfp4_status status = nvfp4i_grouped_finish(h, count, batch, call->dual ? GF_MODE_SILU_MUL : GF_MODE_SUM,
+                                                  call->alpha, call->alpha2, stream);
       if (status != NVFP4_STATUS_SUCCESS) return status;
+      count = 0;
     }
-    first = end;
+    uint32_t m = (uint32_t)rows_a(call, g), ldp = nvfp4i_finish_ldp(call->b[g].rows);
+    uint32_t slices = group_slices(call, g);
+    uintptr_t gate = call->partials + offset;
+    batch[count++] = (nvfp4i_finish_group){
+        .gate = gate,
+        .up = call->dual ? gate + (uint64_t)slices * m * ldp * sizeof(float) : 0,
+        .m = m,
+        .n = (uint32_t)call->b[g].rows,
+        .ldp = ldp,
+        .slices = slices,
+        .c = &call->c[g],
+    };
+    offset += partial_bytes(call, g);
   }
-  return NVFP4_STATUS_SUCCESS;
+  return count > 0 ? nvfp4i_grouped_finish(h, count, batch, call->dual ? GF_MODE_SILU_MUL : GF_MODE_SUM,
+                                           call->alpha, call->alpha2, stream)
+                   : NVFP4_STATUS_SUCCESS;
 }
 
-/* The f16 bytes of group g's tokens in the scratch: a group without work has none. */
-static uint64_t token_bytes(const gg_call *call, int g) {
-  return has_work(call, g) ? (uint64_t)call->a[g].rows * (uint64_t)call->a[g].k * 2 : 0;
-}
-
-/* NVFP4 activations through the W4A16 kernel: every group's tokens dequantized to f16 once (exact: every
- * e2m1 x e4m3 value is an f16), into scratch from the handle's pool, then the W4A16 f16 entry multiplies
- * them by the weights. The fused entry decodes each token tile again for every 128 weight rows (32-56 times
- * a call on the GPU MODE shapes); this way is faster on every one of them (docs/PERFORMANCE.md). Scratch
- * is sum_g rows_g * k_g * 2 bytes, allocated and freed in stream order (capturable). *taken says whether
- * this way ran; it is 0 (and nothing launched) when the handle has no pool, the scratch cannot be had or
- * the entries are missing, and the caller runs the fused entry instead. Called after every check of the
- * call has passed. */
-static nvfp4_status via_dequantized_tokens(nvfp4_handle *h, const gg_call *call, CUstream stream, int *taken) {
-  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
-  *taken = 0;
-  if (h->scratch_pool == NULL || h->grouped_fused) return NVFP4_STATUS_SUCCESS;
-  if (h->kernels[NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16].fn == NULL ||
-      h->kernels[NVFP4I_KERNEL_GROUPED_DEQUANTIZE].fn == NULL)
-    return NVFP4_STATUS_SUCCESS;
-  uint64_t bytes = 0;
-  for (int g = 0; g < call->num_groups; g++) bytes += token_bytes(call, g);
-  if (bytes == 0) return NVFP4_STATUS_SUCCESS;
-  /* the scratch calls take the thread's current context (the launches enter the handle's on their own) */
-  int pushed;
-  nvfp4_status status = nvfp4i_context_enter(h, &pushed);
-  if (status != NVFP4_STATUS_SUCCESS) return status;
-  CUdeviceptr scratch;
-  if (cu->cuMemAllocFromPoolAsync(&scratch, bytes, h->scratch_pool, stream) != CUDA_SUCCESS) {
-    nvfp4i_context_leave(pushed);
-    return NVFP4_STATUS_SUCCESS;
-  }
-  *taken = 1;
-  /* The groups with work, one after another in the scratch, rows k elements apart. First every group's
-   * dequantize, DEQUANTIZE_BATCH groups to a copy of their tensors (a group without work gets rows = 0: its
-   * pointers may be NULL) and to a call; then the W4A16 launches, GG_MAX_GROUPS groups to a launch. */
+/* Every group's tokens dequantized to f16 into the scratch at call->a_f16, DEQUANTIZE_BATCH groups to a copy
+ * of their tensors (a group without work gets rows = 0: its pointers may be NULL) and to a call. */
+static nvfp4_status dequantize_tokens(nvfp4_handle *h, const gg_call *call, CUstream stream) {
   enum { DEQUANTIZE_BATCH = 64 };
   nvfp4_tensor tokens[DEQUANTIZE_BATCH];
   void *tokens_f16[DEQUANTIZE_BATCH];
   int64_t ld[DEQUANTIZE_BATCH];
   uint64_t next = 0;
+  nvfp4_status status = NVFP4_STATUS_SUCCESS;
   for (int first = 0; first < call->num_groups && status == NVFP4_STATUS_SUCCESS; first += DEQUANTIZE_BATCH) {
     int count = call->num_groups - first < DEQUANTIZE_BATCH ? call->num_groups - first : DEQUANTIZE_BATCH;
     for (int i = 0; i < count; i++) {
       tokens[i] = call->a[first + i];
-      tokens_f16[i] = (void *)(uintptr_t)(scratch + next);
+      tokens_f16[i] = (void *)(call->a_f16 + next);
       ld[i] = tokens[i].k;
       if (!has_work(call, first + i)) tokens[i].rows = 0;
       next += token_bytes(call, first + i);
     }
     status = nvfp4i_grouped_dequantize(h, count, tokens, tokens_f16, ld, NVFP4_DTYPE_F16, stream);
   }
-  uint64_t offset[GG_MAX_GROUPS];
-  next = 0;
-  for (int first = 0; first < call->num_groups && status == NVFP4_STATUS_SUCCESS; first += GG_MAX_GROUPS) {
-    int count = call->num_groups - first < GG_MAX_GROUPS ? call->num_groups - first : GG_MAX_GROUPS;
-    for (int i = 0; i < count; i++) {
-      offset[i] = next;
-      next += token_bytes(call, first + i);
-    }
-    const gg_call part = {.num_groups = count, .a = call->a + first, .b = call->b + first,
-                          .c = call->c + first, .alpha = call->alpha, .a_f16 = (uintptr_t)scratch,
-                          .a_f16_offset = offset};
-    status = launch_all(h, &part, stream);
+  return status;
+}
+
+/* The scratch a call may use: the handle's pool, unless it has none. */
+static int has_scratch(const nvfp4_handle *h) { return h->scratch_pool != NULL; }
+
+/* NVFP4 activations go through the W4A16 kernel: every group's tokens dequantized to f16 once (exact: every
+ * e2m1 x e4m3 value is an f16), into scratch, then the W4A16 f16 entry multiplies them by the weights. The
+ * fused entry decodes each token tile again for every 128 weight rows (32-56 times a call on the GPU MODE
+ * shapes); this way is faster on every one of them (docs/PERFORMANCE.md). The fused entry runs instead with
+ * NVFP4_GROUPED_FUSED=1, without scratch, or when an entry is missing. */
+static int tokens_dequantized(const nvfp4_handle *h, const gg_call *call) {
+  return call->a != NULL && has_scratch(h) && !h->grouped_fused &&
+         h->kernels[NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16].fn != NULL &&
+         h->kernels[NVFP4I_KERNEL_GROUPED_DEQUANTIZE].fn != NULL;
+}
+
+/* The launches once the call has been checked and planned, with `scratch` (0: none) laid out as the call's
+ * a_f16 and partials say: dequantize, GEMM, finish; the dense calls one series of GEMM launches per
+ * activation type (each type has an entry of its own). */
+static nvfp4_status run_launches(nvfp4_handle *h, gg_call *call, CUstream stream) {
+  nvfp4_status status = call->f16_tokens ? dequantize_tokens(h, call, stream) : NVFP4_STATUS_SUCCESS;
+  static const nvfp4_dtype act_types[] = {NVFP4_DTYPE_F16, NVFP4_DTYPE_BF16};
+  for (int p = 0; p < (call->dense != NULL ? 2 : 1) && status == NVFP4_STATUS_SUCCESS; p++) {
+    call->act_dtype = act_types[p];
+    status = launch_all(h, call, stream);
   }
-  CUresult freed = cu->cuMemFreeAsync(scratch, stream);
-  if (freed != CUDA_SUCCESS && status == NVFP4_STATUS_SUCCESS) status = nvfp4i_cuda_fail(freed, "cuMemFreeAsync");
-  nvfp4i_context_leave(pushed);
+  if (status == NVFP4_STATUS_SUCCESS && call->partials != 0) status = finish_all(h, call, stream);
   return status;
 }
 
 /* The whole call: the handle and arrays, every group, and every launch are checked before anything
- * launches. Dense activations make one series of launches per type, as each type has an entry of its own:
- * the f16 groups', then the bf16 groups'. */
-static nvfp4_status grouped_call(nvfp4_handle *h, const gg_call *call, CUstream stream) {
+ * launches. Then the plan, the scratch (stream-ordered from the handle's pool: capturable, no allocation
+ * on the device's side once the pool has grown), the launches, and the scratch freed in stream order. */
+static nvfp4_status grouped_call(nvfp4_handle *h, gg_call *call, CUstream stream) {
   const nvfp4_status bad = NVFP4_STATUS_INVALID_VALUE;
   int groups = call->num_groups;
   if (h == NULL) return nvfp4i_fail(bad, "h is NULL");
   if (groups < 0) return nvfp4i_fail(bad, "num_groups = %d: must be >= 0", groups);
   if (groups > 0 && call->a == NULL && call->dense == NULL) return nvfp4i_fail(bad, "a is NULL");
-  if (groups > 0 && call->b == NULL) return nvfp4i_fail(bad, "b is NULL");
+  if (groups > 0 && call->b == NULL) return nvfp4i_fail(bad, "%s is NULL", weights_name(call, 0));
+  if (groups > 0 && call->dual && call->b2 == NULL) return nvfp4i_fail(bad, "b2 is NULL");
   if (groups > 0 && call->c == NULL) return nvfp4i_fail(bad, "c is NULL");
   for (int g = 0; g < groups; g++) {
     nvfp4_status status = validate_group(call, g);
     if (status != NVFP4_STATUS_SUCCESS) return status;
   }
-  static const nvfp4_dtype act_types[] = {NVFP4_DTYPE_F16, NVFP4_DTYPE_BF16};
-  int passes = call->dense != NULL ? 2 : 1;
-  gg_call pass[2] = {*call, *call};
+  call->f16_tokens = tokens_dequantized(h, call);
+  uint64_t work = 0;
+  for (int g = 0; g < groups; g++) work += has_work(call, g);
+  if (work == 0) return NVFP4_STATUS_SUCCESS;
+  if (call->dual && (!has_scratch(h) || h->kernels[NVFP4I_KERNEL_GROUPED_FINISH].fn == NULL))
+    return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED,
+                       "the dual GEMM needs scratch from a memory pool (this device has none) and the entry %s",
+                       nvfp4i_kernel_name(NVFP4I_KERNEL_GROUPED_FINISH));
+  int may_split = has_scratch(h) && h->kernels[NVFP4I_KERNEL_GROUPED_FINISH].fn != NULL;
+  plan_call(call, h->sm_count, may_split, h->split_k);
   nvfp4_status status = NVFP4_STATUS_SUCCESS;
-  for (int p = 0; p < passes && status == NVFP4_STATUS_SUCCESS; p++) {
-    pass[p].act_dtype = act_types[p];
-    status = check_launches(h, &pass[p]);
+  for (int p = 0; p < (call->dense != NULL ? 2 : 1) && status == NVFP4_STATUS_SUCCESS; p++) {
+    call->act_dtype = p == 0 ? NVFP4_DTYPE_F16 : NVFP4_DTYPE_BF16;
+    status = check_launches(h, call);
   }
-  if (status == NVFP4_STATUS_SUCCESS && call->a != NULL) {
-    int taken;
-    status = via_dequantized_tokens(h, call, stream, &taken);
-    if (taken) return status;
+  if (status != NVFP4_STATUS_SUCCESS) return status;
+  int partials = call->slices > 1 || call->dual;
+  uint64_t token_total = 0, partial_total = 0;
+  for (int g = 0; g < groups; g++) {
+    token_total += call->f16_tokens ? token_bytes(call, g) : 0;
+    partial_total += partials ? partial_bytes(call, g) : 0;
   }
-  for (int p = 0; p < passes && status == NVFP4_STATUS_SUCCESS; p++) status = launch_all(h, &pass[p], stream);
+  if (token_total + partial_total == 0) return run_launches(h, call, stream);
+
+  /* the scratch calls take the thread's current context (the launches enter the handle's on their own) */
+  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
+  int pushed;
+  status = nvfp4i_context_enter(h, &pushed);
+  if (status != NVFP4_STATUS_SUCCESS) return status;
+  CUdeviceptr scratch;
+  CUresult r = cu->cuMemAllocFromPoolAsync(&scratch, token_total + partial_total, h->scratch_pool, stream);
+  if (r != CUDA_SUCCESS) {
+    nvfp4i_context_leave(pushed);
+    if (call->dual) return nvfp4i_cuda_fail(r, "cuMemAllocFromPoolAsync (the dual GEMM's partials)");
+    /* without scratch: the fused entry, whole K */
+    call->f16_tokens = 0;
+    call->slices = 1;
+    return run_launches(h, call, stream);
+  }
+  call->a_f16 = (uintptr_t)scratch;
+  call->partials = partials ? (uintptr_t)scratch + token_total : 0;
+  status = run_launches(h, call, stream);
+  r = cu->cuMemFreeAsync(scratch, stream);
+  if (r != CUDA_SUCCESS && status == NVFP4_STATUS_SUCCESS) status = nvfp4i_cuda_fail(r, "cuMemFreeAsync");
+  nvfp4i_context_leave(pushed);
   return status;
 }
 
 nvfp4_status nvfp4i_grouped_gemm(nvfp4_handle *h, int num_groups, const nvfp4_tensor *a, const nvfp4_tensor *b,
                                  const nvfp4_output *c, float alpha, CUstream stream) {
-  const gg_call call = {.num_groups = num_groups, .a = a, .b = b, .c = c, .alpha = alpha};
+  gg_call call = {.num_groups = num_groups, .a = a, .b = b, .c = c, .alpha = alpha};
   return grouped_call(h, &call, stream);
 }
 
@@ -466,6 +684,16 @@ NVFP4_API nvfp4_status nvfp4_grouped_gemm_w4a16(nvfp4_handle *h, int num_groups,
                                                 const nvfp4_tensor *b, const nvfp4_output *c, float alpha,
                                                 CUstream stream) {
   nvfp4i_clear_error();
-  const gg_call call = {.num_groups = num_groups, .dense = a, .b = b, .c = c, .alpha = alpha};
+  gg_call call = {.num_groups = num_groups, .dense = a, .b = b, .c = c, .alpha = alpha};
+  return grouped_call(h, &call, stream);
+}
+
+NVFP4_API nvfp4_status nvfp4_grouped_dual_gemm_silu(nvfp4_handle *h, int num_groups, const nvfp4_tensor *a,
+                                                    const nvfp4_tensor *b1, const nvfp4_tensor *b2,
+                                                    const nvfp4_output *c, float alpha1, float alpha2,
+                                                    CUstream stream) {
+  nvfp4i_clear_error();
+  gg_call call = {.num_groups = num_groups, .a = a, .b = b1, .b2 = b2, .c = c, .alpha = alpha1,
+                  .alpha2 = alpha2, .dual = 1};
   return grouped_call(h, &call, stream);
 }

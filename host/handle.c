@@ -99,6 +99,9 @@ NVFP4_API nvfp4_status nvfp4_create(nvfp4_handle **out) {
   create_scratch_pool(h);
   const char *fused = getenv("NVFP4_GROUPED_FUSED");
   h->grouped_fused = fused != NULL && !strcmp(fused, "1");
+  const char *split = getenv("NVFP4_SPLIT_K");
+  h->split_k = split != NULL ? atoi(split) : 0;
+  if (h->split_k < 0) h->split_k = 0;
   nvfp4i_context_leave(pushed);
   *out = h;
   return NVFP4_STATUS_SUCCESS;

@@ -28,6 +28,9 @@ struct nvfp4_handle {
   CUmemoryPool scratch_pool;
   /* NVFP4_GROUPED_FUSED=1 at nvfp4_create: nvfp4_grouped_gemm runs its fused kernel, no scratch */
   int grouped_fused;
+  /* NVFP4_SPLIT_K=n at nvfp4_create (n >= 1): grouped GEMMs that may split K (see host/grouped_gemm.c) use n
+   * slices instead of the model's choice; 0: the model decides. For measuring the model against the GPU. */
+  int split_k;
 };
 
 /* Makes h->ctx current on this thread if it is not; *pushed says whether nvfp4i_context_leave must pop. */

@@ -5,6 +5,7 @@
 
 #include "sm90a/dequantize_layout.h"
 #include "sm90a/gemv_layout.h"
+#include "sm90a/grouped_finish_layout.h"
 #include "sm90a/grouped_gemm_layout.h"
 #include "sm90a/quantize_layout.h"
 #include "sm90a/scales_relayout_layout.h"
@@ -26,6 +27,7 @@
     GG_SMEM_LIMIT)                                                                                        \
   X(NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16, "nvfp4_grouped_gemm_w4a16_bf16_sm90a", GG_THREADS,             \
     GG_SMEM_LIMIT)                                                                                        \
+  X(NVFP4I_KERNEL_GROUPED_FINISH, NVFP4I_STRINGIFY(GF_ENTRY), GF_THREADS, 0)                              \
   X(NVFP4I_KERNEL_DEQUANTIZE, NVFP4I_STRINGIFY(DEQ_ENTRY), DEQ_THREADS, DEQ_MAX_DYNAMIC_SMEM)            \
   X(NVFP4I_KERNEL_GROUPED_DEQUANTIZE, NVFP4I_STRINGIFY(GDQ_ENTRY), DEQ_THREADS, DEQ_MAX_DYNAMIC_SMEM)    \
   X(NVFP4I_KERNEL_QUANTIZE, NVFP4I_STRINGIFY(QNT_ENTRY), QNT_THREADS, 0)                                 \

@@ -208,6 +208,20 @@ NVFP4_API nvfp4_status nvfp4_grouped_gemm_w4a16(nvfp4_handle *h, int num_groups,
 NVFP4_API nvfp4_status nvfp4_gemm(nvfp4_handle *h, const nvfp4_tensor *a, const nvfp4_tensor *b,
                                   const nvfp4_output *c, float alpha, CUstream stream);
 
+/* Dual GEMM with SiLU (GPU MODE's nvfp4_dual_gemm; a gated MLP's or MoE expert's gate and up projections): for
+ * g in [0, num_groups), C_g[m, n] = silu(alpha1 * sum_k A_g[m, k] * B1_g[n, k]) * (alpha2 * sum_k A_g[m, k] *
+ * B2_g[n, k]), silu(x) = x / (1 + e^-x), where A_g = a[g] (M_g x K_g tokens), B1_g = b1[g] and B2_g = b2[g]
+ * (N_g x K_g each, K-major) and C_g = c[g], a row-major M_g x N_g output (F16, BF16 or F32). Both products are
+ * exact-product f32 sums, the gating is f32, and each output is rounded once. The tokens are dequantized once
+ * for both products; each product's f32 result goes through scratch from the handle's memory pool before the
+ * gated output is written (a device without memory pools: NOT_SUPPORTED). Groups as nvfp4_grouped_gemm takes
+ * them (batch 1, b1[g] and b2[g] with a[g]'s K and the same rows, empty groups skipped, the same alignment
+ * and limits); the arrays live in host memory and may be freed on return. */
+NVFP4_API nvfp4_status nvfp4_grouped_dual_gemm_silu(nvfp4_handle *h, int num_groups, const nvfp4_tensor *a,
+                                                    const nvfp4_tensor *b1, const nvfp4_tensor *b2,
+                                                    const nvfp4_output *c, float alpha1, float alpha2,
+                                                    CUstream stream);
+
 /* out = the value of every element of in: out[b][r][c] = e2m1(code) * e4m3(scale) of element (r, c) of
  * batch b, for r < in->rows, c < in->k, b < in->batch; out is an output of in->rows x in->k per batch
  * (out->ld elements between rows, out->batch_stride between batches), F16, BF16 or F32. Exact in all three:

@@ -27,10 +27,15 @@ void nvfp4i_reference_gemv_w4a16(const nvfp4_tensor *a, const nvfp4_dense *x, do
 void nvfp4i_reference_gemm_element(const nvfp4_tensor *a, const nvfp4_tensor *b, int64_t m, int64_t n,
                                    double alpha, double *ref, double *mag);
 
-/* The accuracy bar: |out - ref| <= rel*|ref| + 2^-16*mag (rel = 2^-10 f16, 2^-8 bf16, 2^-20 f32), NaN
- * exactly where ref is NaN, and an infinity only where ref rounds to one. Returns 1 when out passes;
+/* The accuracy bar: |out - ref| <= rel*|ref| + 2^-16*mag (rel = 2^-10 f16, 2^-8 bf16, 2^-20 f32), or out
+ * is ref rounded to its type; NaN exactly where ref is NaN, and an infinity only where ref rounds to one.
+ * Returns 1 when out passes;
  * *ratio is |out - ref| / tolerance (0 for an exact match, INFINITY for a NaN or infinity mismatch). */
 int nvfp4i_check_value(nvfp4_dtype dtype, double out, double ref, double mag, double *ratio);
+
+/* The dual GEMM's bar (SPEC section 2): as nvfp4i_check_value, with 2^-18 as the relative term of f32 outputs;
+ * mag is the gated output's S = 1.1 * S1 * |g2| + S2 * |silu(g1)|. */
+int nvfp4i_check_gated_value(nvfp4_dtype dtype, double out, double ref, double mag, double *ratio);
 
 /* Reads element i of an f16, bf16 or f32 buffer (an output copied to the host, or a dense input), as a double. */
 double nvfp4i_output_value(nvfp4_dtype dtype, const void *buffer, int64_t i);

@@ -16,12 +16,14 @@
 
 enum { POISON_BYTE = 0xFF }; /* NaN in f16, bf16 and f32: an unwritten output can never pass */
 
-/* Compares out[index[i]] with ref[i] for n results; v keeps the first failure (else the worst result). */
-static void compare(nvfp4_dtype dtype, const void *out, const int64_t *index, const double *ref,
-                    const double *mag, int64_t n, nvfp4i_verdict *v) {
+/* Compares out[index[i]] with ref[i] for n results under the bar of the GEMMs (gated 0) or of the dual GEMM's
+ * gated output (gated 1); v keeps the first failure (else the worst result). */
+static void compare_bar(nvfp4_dtype dtype, int gated, const void *out, const int64_t *index, const double *ref,
+                        const double *mag, int64_t n, nvfp4i_verdict *v) {
   for (int64_t i = 0; i < n; i++) {
     double got = nvfp4i_output_value(dtype, out, index[i]), ratio;
-    int ok = nvfp4i_check_value(dtype, got, ref[i], mag[i], &ratio);
+    int ok = gated ? nvfp4i_check_gated_value(dtype, got, ref[i], mag[i], &ratio)
+                   : nvfp4i_check_value(dtype, got, ref[i], mag[i], &ratio);
     v->checked++;
     int first_failure = !ok && v->failures++ == 0;
     if (ratio > v->worst_ratio) v->worst_ratio = ratio;
@@ -29,6 +31,11 @@ static void compare(nvfp4_dtype dtype, const void *out, const int64_t *index, co
       snprintf(v->detail, sizeof v->detail, "result %lld: got %.9g, expected %.9g (error/tolerance %.3g)",
                (long long)i, got, ref[i], ratio);
   }
+}
+
+static void compare(nvfp4_dtype dtype, const void *out, const int64_t *index, const double *ref,
+                    const double *mag, int64_t n, nvfp4i_verdict *v) {
+  compare_bar(dtype, 0, out, index, ref, mag, n, v);
 }
 
 /* Counts bytes of a poisoned output buffer that are not part of the result yet changed (is_result NULL: no
@@ -132,8 +139,13 @@ enum { FULL_CHECK_MACS = 200000000 }; /* per group: above it, a sample of column
 
 /* One group's operands, output placement and type, and injected NaN rows; for nvfp4_gemm, one batch of its
  * operands. */
+/* What verify_grouped calls: nvfp4_grouped_gemm, nvfp4_grouped_gemm_w4a16 (dense activations) or
+ * nvfp4_grouped_dual_gemm_silu (a second weight operand b2). */
+typedef enum grouped_kind { GROUPED_NVFP4, GROUPED_W4A16, GROUPED_DUAL } grouped_kind;
+
 typedef struct grouped_group {
   nvfp4i_operand a, b;
+  nvfp4i_operand b2;            /* the dual GEMM's up projection (b is its gate projection) */
   nvfp4i_dense_operand dense_a; /* W4A16: the activations, in place of a */
   int64_t batch;                /* the batch of a and b this group reads (0 but for nvfp4_gemm) */
   int every_column;             /* 1: every output is checked, whatever the MAC count */
@@ -190,9 +202,11 @@ static int64_t choose_columns(const grouped_group *gr, nvfp4i_rng *rng, int64_t 
 }
 
 /* Reference for the chosen columns of one group, compared in place; marks every result element. Returns how
- * many outputs it compared (m times the columns chosen; 0 without host memory, which sets v->status). */
-static int64_t check_group(double alpha, const grouped_group *gr, int dense, const uint8_t *out,
-                           uint8_t *is_result, nvfp4i_rng *rng, nvfp4i_verdict *v) {
+ * many outputs it compared (m times the columns chosen; 0 without host memory, which sets v->status).
+ * The dual GEMM's reference: g1 = alpha * a b^T and g2 = alpha2 * a b2^T (magnitudes S1, S2) in float64,
+ * silu(g1) * g2 under the bar with S = 1.1 * S1 * |g2| + S2 * |silu(g1)| (SPEC section 2). */
+static int64_t check_group(double alpha, double alpha2, const grouped_group *gr, grouped_kind kind,
+                           const uint8_t *out, uint8_t *is_result, nvfp4i_rng *rng, nvfp4i_verdict *v) {
   int esize = nvfp4i_dtype_size(gr->dtype);
   int64_t m = gr->m, n = gr->n, k = gr->k;
   const uint8_t *c_out = out + gr->c_offset;
@@ -208,12 +222,13 @@ static int64_t check_group(double alpha, const grouped_group *gr, int dense, con
     }
   int64_t *cols = malloc(sizeof(int64_t) * (size_t)n);
   double *arows = malloc(sizeof(double) * (size_t)(m * k)), *brow = malloc(sizeof(double) * (size_t)k);
+  double *b2row = malloc(sizeof(double) * (size_t)k);
   double *ref = malloc(sizeof(double) * (size_t)m), *mag = malloc(sizeof(double) * (size_t)m);
   int64_t *index = malloc(sizeof(int64_t) * (size_t)m);
-  int64_t ncols = cols && arows && brow && ref && mag && index ? choose_columns(gr, rng, cols) : -1;
+  int64_t ncols = cols && arows && brow && b2row && ref && mag && index ? choose_columns(gr, rng, cols) : -1;
   if (ncols < 0) v->status = nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "verify: no host memory");
   for (int64_t i = 0; ncols > 0 && i < m; i++) {
-    if (dense)
+    if (kind == GROUPED_W4A16)
       nvfp4i_decode_dense_row(&gr->dense_a.host, 0, i, arows + i * k);
     else
       nvfp4i_decode_row(&gr->a.host, gr->batch, i, arows + i * k);
@@ -221,36 +236,47 @@ static int64_t check_group(double alpha, const grouped_group *gr, int dense, con
   for (int64_t jc = 0; jc < ncols; jc++) {
     int64_t j = cols[jc];
     nvfp4i_decode_row(&gr->b.host, gr->batch, j, brow);
+    if (kind == GROUPED_DUAL) nvfp4i_decode_row(&gr->b2.host, gr->batch, j, b2row);
     for (int64_t i = 0; i < m; i++) {
       nvfp4i_dot(arows + i * k, brow, k, alpha, &ref[i], &mag[i]);
+      if (kind == GROUPED_DUAL) {
+        double up, up_mag;
+        nvfp4i_dot(arows + i * k, b2row, k, alpha2, &up, &up_mag);
+        double silu = ref[i] / (1.0 + exp(-ref[i]));
+        mag[i] = 1.1 * mag[i] * fabs(up) + up_mag * fabs(silu);
+        ref[i] = silu * up;
+      }
       index[i] = i * gr->c_ld + j;
     }
-    compare(gr->dtype, c_out, index, ref, mag, m, v);
+    compare_bar(gr->dtype, kind == GROUPED_DUAL, c_out, index, ref, mag, m, v);
   }
   free(cols);
   free(arows);
   free(brow);
+  free(b2row);
   free(ref);
   free(mag);
   free(index);
   return ncols > 0 ? m * ncols : 0;
 }
 
-/* Both grouped GEMMs' check: with `dense`, nvfp4_grouped_gemm_w4a16 on dense activations. */
-static int verify_grouped(nvfp4_handle *h, const nvfp4i_grouped_case *c, int dense, nvfp4i_verdict *v) {
+/* The grouped GEMMs' check, of the call `kind` names. */
+static int verify_grouped(nvfp4_handle *h, const nvfp4i_grouped_case *c, grouped_kind kind, nvfp4i_verdict *v) {
+  int dense = kind == GROUPED_W4A16;
   const nvfp4i_cuda_table *cu = nvfp4i_cuda();
   memset(v, 0, sizeof *v);
   nvfp4i_rng rng = {c->seed};
   int G = c->groups, created = 0;
   grouped_group *gr = calloc((size_t)(G > 0 ? G : 1), sizeof *gr);
   nvfp4_tensor *ta = calloc((size_t)(G > 0 ? G : 1), sizeof *ta), *tb = calloc((size_t)(G > 0 ? G : 1), sizeof *tb);
+  nvfp4_tensor *tb2 = calloc((size_t)(G > 0 ? G : 1), sizeof *tb2);
   nvfp4_dense *td = calloc((size_t)(G > 0 ? G : 1), sizeof *td);
   nvfp4_output *tc = calloc((size_t)(G > 0 ? G : 1), sizeof *tc);
   uint8_t *out = NULL, *is_result = NULL;
   CUdeviceptr d_c = 0;
   int64_t c_end = 0; /* bytes of the output buffer the groups so far take */
   int unchecked = 0; /* groups with outputs of which none was compared */
-  if (!gr || !ta || !tb || !td || !tc) {
+  if (!gr || !ta || !tb || !tb2 || !td || !tc) {
     v->status = nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "verify: no host memory");
     goto free_host;
   }
@@ -272,9 +298,12 @@ static int verify_grouped(nvfp4_handle *h, const nvfp4i_grouped_case *c, int den
                       : create_operand(&x->a, x->m, x->k, a_layout, c->pad, c->sf_misalign, &rng);
     if (v->status != NVFP4_STATUS_SUCCESS) goto free_operands;
     v->status = create_operand(&x->b, x->n, x->k, b_layout, c->pad, c->sf_misalign, &rng);
+    if (v->status == NVFP4_STATUS_SUCCESS && kind == GROUPED_DUAL)
+      v->status = create_operand(&x->b2, x->n, x->k, b_layout, c->pad, c->sf_misalign, &rng);
     if (v->status != NVFP4_STATUS_SUCCESS) {
       nvfp4i_operand_destroy(&x->a);
       nvfp4i_dense_operand_destroy(&x->dense_a);
+      nvfp4i_operand_destroy(&x->b);
       goto free_operands;
     }
     if (x->nan_a_row >= 0) inject_nan(&x->a, 0, x->nan_a_row, &rng);
@@ -288,6 +317,7 @@ static int verify_grouped(nvfp4_handle *h, const nvfp4i_grouped_case *c, int den
     ta[g] = x->a.dev;
     td[g] = x->dense_a.dev;
     tb[g] = x->b.dev;
+    tb2[g] = x->b2.dev;
   }
   size_t c_bytes = (size_t)c_end + 16;
   out = malloc(c_bytes);
@@ -300,13 +330,14 @@ static int verify_grouped(nvfp4_handle *h, const nvfp4i_grouped_case *c, int den
   NVFP4_CU_TRY(cu->cuMemsetD8(d_c, POISON_BYTE, c_bytes), v->status, free_c);
   for (int g = 0; g < G; g++)
     tc[g] = (nvfp4_output){(void *)(uintptr_t)(d_c + (CUdeviceptr)gr[g].c_offset), gr[g].c_ld, 0, gr[g].dtype};
-  v->status = dense ? nvfp4_grouped_gemm_w4a16(h, G, td, tb, tc, c->alpha, NULL)
-                    : nvfp4_grouped_gemm(h, G, ta, tb, tc, c->alpha, NULL);
+  v->status = kind == GROUPED_W4A16 ? nvfp4_grouped_gemm_w4a16(h, G, td, tb, tc, c->alpha, NULL)
+              : kind == GROUPED_DUAL ? nvfp4_grouped_dual_gemm_silu(h, G, ta, tb, tb2, tc, c->alpha, c->alpha2, NULL)
+                                     : nvfp4_grouped_gemm(h, G, ta, tb, tc, c->alpha, NULL);
   if (v->status != NVFP4_STATUS_SUCCESS) goto free_c;
   NVFP4_CU_TRY(cu->cuCtxSynchronize(), v->status, free_c);
   NVFP4_CU_TRY(cu->cuMemcpyDtoH(out, d_c, c_bytes), v->status, free_c);
   for (int g = 0; g < G; g++)
-    if (check_group(c->alpha, &gr[g], dense, out, is_result, &rng, v) == 0 && gr[g].m * gr[g].n > 0) unchecked++;
+    if (check_group(c->alpha, c->alpha2, &gr[g], kind, out, is_result, &rng, v) == 0 && gr[g].m * gr[g].n > 0) unchecked++;
   v->clobbered = count_clobbered(out, (int64_t)c_bytes, is_result);
 
 free_c:
@@ -316,6 +347,7 @@ free_operands:
     nvfp4i_operand_destroy(&gr[g].a);
     nvfp4i_dense_operand_destroy(&gr[g].dense_a);
     nvfp4i_operand_destroy(&gr[g].b);
+    nvfp4i_operand_destroy(&gr[g].b2);
   }
 free_host:
   free(out);
@@ -324,16 +356,21 @@ free_host:
   free(ta);
   free(td);
   free(tb);
+  free(tb2);
   free(tc);
   return v->status == NVFP4_STATUS_SUCCESS && v->failures == 0 && v->clobbered == 0 && unchecked == 0;
 }
 
 int nvfp4i_verify_grouped_gemm(nvfp4_handle *h, const nvfp4i_grouped_case *c, nvfp4i_verdict *v) {
-  return verify_grouped(h, c, 0, v);
+  return verify_grouped(h, c, GROUPED_NVFP4, v);
 }
 
 int nvfp4i_verify_grouped_gemm_w4a16(nvfp4_handle *h, const nvfp4i_grouped_case *c, nvfp4i_verdict *v) {
-  return verify_grouped(h, c, 1, v);
+  return verify_grouped(h, c, GROUPED_W4A16, v);
+}
+
+int nvfp4i_verify_dual_gemm(nvfp4_handle *h, const nvfp4i_grouped_case *c, nvfp4i_verdict *v) {
+  return verify_grouped(h, c, GROUPED_DUAL, v);
 }
 
 enum { GEMM_GUARD_BYTES = 16 }; /* poisoned bytes before and after a dense GEMM's output */
@@ -381,7 +418,7 @@ int nvfp4i_verify_gemm(nvfp4_handle *h, const nvfp4i_gemm_case *c, nvfp4i_verdic
                            .dtype = c->dtype, .c_offset = GEMM_GUARD_BYTES + l * c_bs * esize, .c_ld = c_ld,
                            .nan_a_row = l == 0 ? nan_a_row : -1, .nan_b_row = l == c->l - 1 ? nan_b_row : -1};
     expected += c->m * c->n;
-    check_group(c->alpha, &batch, 0, out, is_result, &rng, v);
+    check_group(c->alpha, 0.0, &batch, GROUPED_NVFP4, out, is_result, &rng, v);
   }
   v->clobbered = count_clobbered(out, (int64_t)bytes, is_result);
 

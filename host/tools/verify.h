@@ -64,6 +64,7 @@ typedef struct nvfp4i_grouped_case {
    * in a row of its B. */
   const nvfp4_dtype *act_dtypes;
   int act_dtype_count;
+  float alpha2; /* the dual GEMM only: its up product's alpha (alpha is the gate's) */
 } nvfp4i_grouped_case;
 
 /* Random operands, poisoned outputs, nvfp4_grouped_gemm on the stream 0, float64 reference, comparison.
@@ -75,6 +76,12 @@ int nvfp4i_verify_grouped_gemm(nvfp4_handle *h, const nvfp4i_grouped_case *c, nv
 /* The same for nvfp4_grouped_gemm_w4a16: random dense activations (testdata.h's nvfp4i_random_activation,
  * garbage in row padding) against the same NVFP4 weights, the reference of their exact values. */
 int nvfp4i_verify_grouped_gemm_w4a16(nvfp4_handle *h, const nvfp4i_grouped_case *c, nvfp4i_verdict *v);
+
+/* The same for nvfp4_grouped_dual_gemm_silu: a second NVFP4 weight operand per group (b2, the up projection,
+ * with b's shape and scale layout; b is the gate's), alpha and alpha2, every checked output against the
+ * float64 silu(alpha a b^T) * (alpha2 a b2^T) under SPEC section 2's bar for it. nan puts the NaN scales in
+ * a row of a of group 0 and of b of the last group, as for nvfp4_grouped_gemm. */
+int nvfp4i_verify_dual_gemm(nvfp4_handle *h, const nvfp4i_grouped_case *c, nvfp4i_verdict *v);
 
 /* A dense GEMM check (nvfp4_gemm): A (m x k) and B (n x k), l batches each, from testdata.h's
  * nvfp4i_operand_create (pad as there: strided rows, gaps between batches); C rows n + c_pad elements apart,

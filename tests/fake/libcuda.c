@@ -5,8 +5,8 @@
  * does nothing but count, an event records the host clock. Results are garbage: what it tests is that
  * every path runs, frees what it takes and exits as documented, and (fake_cuda_launches) whether a call
  * launched anything, and (fake_cuda_launch) the entry, the shape and, for the GEMV's and the grouped GEMM's
- * entries and the dequantize (single and grouped), quantize and scale relayout entries, the parameter block
- * of each of the last launches.
+ * entries, the grouped finish and the dequantize (single and grouped), quantize and scale relayout entries,
+ * the parameter block of each of the last launches.
  *
  * FAKE_CUDA_MISSING=name,name: kernel images lack these entries (cuModuleGetFunction: not found).
  */
@@ -19,6 +19,7 @@
 
 #include "sm90a/dequantize_layout.h"
 #include "sm90a/gemv_layout.h"
+#include "sm90a/grouped_finish_layout.h"
 #include "sm90a/grouped_gemm_layout.h"
 #include "sm90a/quantize_layout.h"
 #include "sm90a/scales_relayout_layout.h"
@@ -46,6 +47,7 @@ _Static_assert(DEQ_PARAM_BYTES <= GG_PARAM_BYTES, "kept[].params holds the dequa
 _Static_assert(GDQ_PARAM_BYTES <= GG_PARAM_BYTES, "kept[].params holds the grouped dequantize parameter block");
 _Static_assert(QNT_PARAM_BYTES <= GG_PARAM_BYTES, "kept[].params holds the quantize parameter block");
 _Static_assert(RLY_PARAM_BYTES <= GG_PARAM_BYTES, "kept[].params holds the scale relayout parameter block");
+_Static_assert(GF_PARAM_BYTES <= GG_PARAM_BYTES, "kept[].params holds the grouped finish parameter block");
 
 /* The size of the parameter block kept for an entry (its one .param), 0 for an entry whose block is not kept. */
 static size_t kept_param_bytes(const char *entry) {
@@ -55,6 +57,7 @@ static size_t kept_param_bytes(const char *entry) {
   if (strcmp(entry, NVFP4_FAKE_STRINGIFY(GDQ_ENTRY)) == 0) return GDQ_PARAM_BYTES;
   if (strcmp(entry, NVFP4_FAKE_STRINGIFY(QNT_ENTRY)) == 0) return QNT_PARAM_BYTES;
   if (strcmp(entry, NVFP4_FAKE_STRINGIFY(RLY_ENTRY)) == 0) return RLY_PARAM_BYTES;
+  if (strcmp(entry, NVFP4_FAKE_STRINGIFY(GF_ENTRY)) == 0) return GF_PARAM_BYTES;
   return 0;
 }
 

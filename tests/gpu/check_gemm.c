@@ -2,8 +2,9 @@
  * of every batch: GPU MODE's nvfp4_gemm shapes (batch 1), small odd shapes with 2-3 batches, more batches than
  * the call hands the grouped GEMM at once, both scale layouts, every output type, strided operands and outputs
  * (gaps between rows and between batches), alpha, NaN scales. Fresh data every run, outputs poisoned before every
- * launch. Every case runs both ways of the grouped GEMM it is built on: the default handle's (tokens
- * dequantized, then the W4A16 kernel) and the fused kernel's (a handle made with NVFP4_GROUPED_FUSED=1). */
+ * launch. Every case runs three ways of the grouped GEMM it is built on: the default handle's (tokens
+ * dequantized, then the W4A16 kernel, K split where its plan says), the fused kernel's (a handle made with
+ * NVFP4_GROUPED_FUSED=1), and K split into 5 slices wherever the tiles leave SMs idle (NVFP4_SPLIT_K=5). */
 
 #include "suites.h"
 #include "verify.h"
@@ -75,12 +76,20 @@ START_TEST(gemm_fused_matches_reference) {
 }
 END_TEST
 
+START_TEST(gemm_split_k_matches_reference) {
+  nvfp4_handle *split = gpu_split_k_handle(5);
+  assert_case_matches_reference(split, _i, "K split in 5 slices");
+  nvfp4_destroy(split);
+}
+END_TEST
+
 Suite *gemm_gpu_suite(void) {
   Suite *s = suite_create("gemm gpu");
   TCase *shapes = gpu_tcase("gemm shapes", 600);
   selected_count = gpu_select_cases(&cases[0].small, sizeof cases[0], CASE_COUNT, selected);
   tcase_add_loop_test(shapes, gemm_through_dequantized_tokens_matches_reference, 0, selected_count);
   tcase_add_loop_test(shapes, gemm_fused_matches_reference, 0, selected_count);
+  tcase_add_loop_test(shapes, gemm_split_k_matches_reference, 0, selected_count);
   suite_add_tcase(s, shapes);
   return s;
 }

@@ -1,9 +1,10 @@
 /* Grouped GEMM on the GPU against the float64 reference under the docs/ACCURACY.md bar: GPU MODE's shapes,
  * tails, mixed K, both scale layouts (garbage in BLOCKED padding), strided operands, alpha, every output
  * type, NaN propagation, empty and many groups, and CUDA graph replay. Fresh data every run, outputs
- * poisoned before every launch. Every shape runs both ways of the call: the tokens dequantized into
- * scratch then the W4A16 kernel (the default handle's, on a GPU with memory pools), and the fused kernel (a
- * handle created with NVFP4_GROUPED_FUSED=1). */
+ * poisoned before every launch. Every shape runs three ways of the call: the tokens dequantized into
+ * scratch then the W4A16 kernel (the default handle's, on a GPU with memory pools, K split where its plan
+ * says), the fused kernel (a handle created with NVFP4_GROUPED_FUSED=1), and K split into 3 slices wherever
+ * the tiles leave SMs idle (NVFP4_SPLIT_K=3: partials in scratch, summed by the finishing kernel). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,6 +116,13 @@ START_TEST(grouped_gemm_through_dequantized_tokens_matches_reference) {
 }
 END_TEST
 
+START_TEST(grouped_gemm_split_k_matches_reference) {
+  nvfp4_handle *split = gpu_split_k_handle(3);
+  assert_case_matches_reference(split, _i, "K split in 3 slices");
+  nvfp4_destroy(split);
+}
+END_TEST
+
 START_TEST(grouped_gemm_fused_matches_reference) {
   nvfp4_handle *fused = gpu_fused_grouped_handle();
   assert_case_matches_reference(fused, _i, "fused kernel");
@@ -127,6 +135,7 @@ enum { GRAPH_G = 3, GRAPH_N = 520, GRAPH_K = 1024 };
 static const int64_t graph_m[GRAPH_G] = {70, 200, 9};
 
 typedef struct grouped_graph_arg {
+  nvfp4_handle *h;
   nvfp4_tensor a[GRAPH_G], b[GRAPH_G];
 } grouped_graph_arg;
 
@@ -137,7 +146,7 @@ static nvfp4_status launch_grouped(void *arg, CUdeviceptr out, CUstream stream) 
     c[g] = (nvfp4_output){(void *)(uintptr_t)out, GRAPH_N, 0, F16};
     out += (CUdeviceptr)(graph_m[g] * GRAPH_N * 2);
   }
-  return nvfp4_grouped_gemm(gpu_handle, GRAPH_G, p->a, p->b, c, 1.5f, stream);
+  return nvfp4_grouped_gemm(p->h, GRAPH_G, p->a, p->b, c, 1.5f, stream);
 }
 
 START_TEST(grouped_gemm_graph_replay_matches_direct_launch) {
@@ -155,7 +164,12 @@ START_TEST(grouped_gemm_graph_replay_matches_direct_launch) {
     arg.b[g] = b[g].dev;
     bytes += (size_t)(graph_m[g] * GRAPH_N * 2);
   }
+  /* the default handle's way, then K split in 4 slices (scratch, partials and the finishing kernel captured) */
+  arg.h = gpu_handle;
   assert_graph_replay_matches(launch_grouped, &arg, bytes, seed);
+  arg.h = gpu_split_k_handle(4);
+  assert_graph_replay_matches(launch_grouped, &arg, bytes, seed);
+  nvfp4_destroy(arg.h);
   for (int g = 0; g < GRAPH_G; g++) {
     nvfp4i_operand_destroy(&a[g]);
     nvfp4i_operand_destroy(&b[g]);
@@ -169,6 +183,7 @@ Suite *grouped_gemm_gpu_suite(void) {
   select_cases();
   tcase_add_loop_test(shapes, grouped_gemm_through_dequantized_tokens_matches_reference, 0, selected_count);
   tcase_add_loop_test(shapes, grouped_gemm_fused_matches_reference, 0, selected_count);
+  tcase_add_loop_test(shapes, grouped_gemm_split_k_matches_reference, 0, selected_count);
   suite_add_tcase(s, shapes);
   TCase *graphs = gpu_tcase("grouped gemm graphs", 120);
   tcase_add_test(graphs, grouped_gemm_graph_replay_matches_direct_launch);

@@ -113,18 +113,27 @@ static void select_cases(void) {
   selected_count = gpu_select_cases(&cases[0].small, sizeof cases[0], CASE_COUNT, selected);
 }
 
-START_TEST(w4a16_matches_reference) {
-  const w4a16_gpu_case *t = &cases[selected[_i]];
+static void assert_case_matches_reference(nvfp4_handle *h, int i, const char *way) {
+  const w4a16_gpu_case *t = &cases[selected[i]];
   nvfp4i_grouped_case c = t->c;
-  c.seed = gpu_seed(0x77340000u + (uint64_t)selected[_i]);
+  c.seed = gpu_seed(0x77340000u + (uint64_t)selected[i]);
   nvfp4i_verdict v;
-  int pass = nvfp4i_verify_grouped_gemm_w4a16(gpu_handle, &c, &v);
+  int pass = nvfp4i_verify_grouped_gemm_w4a16(h, &c, &v);
   ck_assert_msg(pass,
-                "w4a16 '%s' (groups=%d seed=%llu, NVFP4_TEST_SEED=%llu): status %s (%s), %lld/%lld outside the "
-                "bar, %lld stray writes, worst %s",
-                t->what, c.groups, (unsigned long long)c.seed, (unsigned long long)gpu_run_seed(),
+                "w4a16 '%s', %s (groups=%d seed=%llu, NVFP4_TEST_SEED=%llu): status %s (%s), %lld/%lld outside "
+                "the bar, %lld stray writes, worst %s",
+                t->what, way, c.groups, (unsigned long long)c.seed, (unsigned long long)gpu_run_seed(),
                 nvfp4_status_string(v.status), nvfp4_last_error(), (long long)v.failures, (long long)v.checked,
                 (long long)v.clobbered, v.detail);
+}
+
+START_TEST(w4a16_matches_reference) { assert_case_matches_reference(gpu_handle, _i, "default handle"); }
+END_TEST
+
+START_TEST(w4a16_split_k_matches_reference) {
+  nvfp4_handle *split = gpu_split_k_handle(3);
+  assert_case_matches_reference(split, _i, "K split in 3 slices");
+  nvfp4_destroy(split);
 }
 END_TEST
 
@@ -176,6 +185,7 @@ Suite *w4a16_gpu_suite(void) {
   TCase *shapes = gpu_tcase("grouped gemm w4a16 shapes", 600);
   select_cases();
   tcase_add_loop_test(shapes, w4a16_matches_reference, 0, selected_count);
+  tcase_add_loop_test(shapes, w4a16_split_k_matches_reference, 0, selected_count);
   suite_add_tcase(s, shapes);
   TCase *graphs = gpu_tcase("grouped gemm w4a16 graphs", 120);
   tcase_add_test(graphs, w4a16_graph_replay_matches_direct_launch);

@@ -85,14 +85,29 @@ void gpu_assert_handle_dequantizes_tokens(void) {
                 "the test handle has no scratch pool (or NVFP4_GROUPED_FUSED is set): it runs the fused kernel");
 }
 
+/* A handle created with the environment variable `name` set to `value` (unset again after). */
+static nvfp4_handle *handle_with(const char *name, const char *value) {
+  nvfp4_handle *h;
+  setenv(name, value, 1);
+  nvfp4_status status = nvfp4_create(&h);
+  unsetenv(name);
+  ck_assert_msg(status == NVFP4_STATUS_SUCCESS, "nvfp4_create with %s=%s: %s", name, value, nvfp4_last_error());
+  return h;
+}
+
 nvfp4_handle *gpu_fused_grouped_handle(void) {
-  nvfp4_handle *fused;
-  setenv("NVFP4_GROUPED_FUSED", "1", 1);
-  nvfp4_status status = nvfp4_create(&fused);
-  unsetenv("NVFP4_GROUPED_FUSED");
-  ck_assert_msg(status == NVFP4_STATUS_SUCCESS, "nvfp4_create: %s", nvfp4_last_error());
+  nvfp4_handle *fused = handle_with("NVFP4_GROUPED_FUSED", "1");
   ck_assert(fused->grouped_fused);
   return fused;
+}
+
+nvfp4_handle *gpu_split_k_handle(int slices) {
+  char value[16];
+  snprintf(value, sizeof value, "%d", slices);
+  nvfp4_handle *split = handle_with("NVFP4_SPLIT_K", value);
+  ck_assert_int_eq(split->split_k, slices);
+  ck_assert_msg(split->scratch_pool != NULL, "no memory pool: the split-K way cannot run");
+  return split;
 }
 
 TCase *gpu_tcase(const char *name, double timeout) {
@@ -116,8 +131,8 @@ int main(void) {
     fprintf(stderr, "gpu_tests: cannot make the handle's context current\n");
     return EXIT_FAILURE;
   }
-  /* NVFP4_GPU_SUITE=gemv, gemv_w4a16, grouped, w4a16, gemm, dequantize, grouped_dequantize, quantize, relayout, probes
-   * or contract runs one suite only */
+  /* NVFP4_GPU_SUITE=gemv, gemv_w4a16, grouped, w4a16, gemm, dual, dequantize, grouped_dequantize, quantize,
+   * relayout, probes or contract runs one suite only */
   const char *only = getenv("NVFP4_GPU_SUITE");
   struct {
     const char *name;
@@ -127,6 +142,7 @@ int main(void) {
                 {"grouped", grouped_gemm_gpu_suite},
                 {"w4a16", w4a16_gpu_suite},
                 {"gemm", gemm_gpu_suite},
+                {"dual", dual_gemm_gpu_suite},
                 {"dequantize", dequantize_gpu_suite},
                 {"grouped_dequantize", grouped_dequantize_gpu_suite},
                 {"quantize", quantize_gpu_suite},
@@ -141,7 +157,7 @@ int main(void) {
       added++;
     }
   if (added == 0) { /* a run that tests nothing has not passed */
-    fprintf(stderr, "gpu_tests: NVFP4_GPU_SUITE=%s names no suite (gemv, gemv_w4a16, grouped, w4a16, gemm, "
+    fprintf(stderr, "gpu_tests: NVFP4_GPU_SUITE=%s names no suite (gemv, gemv_w4a16, grouped, w4a16, gemm, dual, "
             "dequantize, grouped_dequantize, quantize, relayout, probes, contract)\n", only);
     srunner_free(runner);
     nvfp4_destroy(gpu_handle);

@@ -58,6 +58,11 @@ void gpu_assert_bytes(const uint8_t *got, const uint8_t *want, size_t bytes, con
 void gpu_assert_handle_dequantizes_tokens(void);
 nvfp4_handle *gpu_fused_grouped_handle(void);
 
+/* A handle made with NVFP4_SPLIT_K=slices: every grouped GEMM whose tiles leave SMs idle splits K into that
+ * many slices (partials in scratch, then the finishing kernel), so the split-K way runs on small shapes too.
+ * It fails the current test where it cannot be had (no memory pool). The caller destroys it. */
+nvfp4_handle *gpu_split_k_handle(int slices);
+
 /* A test case tagged "gpu" with the given timeout in seconds. */
 TCase *gpu_tcase(const char *name, double timeout);
 
@@ -65,6 +70,7 @@ Suite *gemv_gpu_suite(void);
 Suite *gemv_w4a16_gpu_suite(void);
 Suite *grouped_gemm_gpu_suite(void);
 Suite *gemm_gpu_suite(void);
+Suite *dual_gemm_gpu_suite(void);
 Suite *probes_gpu_suite(void);
 Suite *contract_gpu_suite(void);
 Suite *w4a16_gpu_suite(void);

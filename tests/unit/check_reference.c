@@ -174,6 +174,27 @@ START_TEST(bar_accepts_exact_and_rejects_just_outside) {
 }
 END_TEST
 
+/* Below 2^-14 an f16's spacing is 2^-24: the reference rounded to f16 passes even where it is further from the
+ * reference than 2^-10 of it plus 2^-16 S (the dual GEMM's tiny gated products); the next f16 fails. */
+START_TEST(bar_accepts_the_correctly_rounded_subnormal) {
+  double ratio, ref = 4.20390995e-06, mag = 1.5e-4;
+  double nearest = 71 * 0x1p-24, next = 72 * 0x1p-24;
+  ck_assert(fabs(nearest - ref) > ldexp(1.0, -10) * ref + ldexp(1.0, -16) * mag);
+  ck_assert(nvfp4i_check_value(NVFP4_DTYPE_F16, nearest, ref, mag, &ratio) && ratio == 0.0);
+  ck_assert(!nvfp4i_check_value(NVFP4_DTYPE_F16, next, ref, mag, &ratio) && ratio > 1.0);
+  ck_assert(nvfp4i_check_gated_value(NVFP4_DTYPE_F16, nearest, ref, mag, &ratio));
+}
+END_TEST
+
+/* The dual GEMM's f32 bar is 2^-18 relative, the GEMMs' 2^-20. */
+START_TEST(gated_bar_is_wider_for_f32) {
+  double ratio, off = 100.0 * ldexp(1.0, -19);
+  ck_assert(!nvfp4i_check_value(NVFP4_DTYPE_F32, 100.0 + off, 100.0, 0.0, &ratio));
+  ck_assert(nvfp4i_check_gated_value(NVFP4_DTYPE_F32, 100.0 + off, 100.0, 0.0, &ratio));
+  ck_assert(!nvfp4i_check_gated_value(NVFP4_DTYPE_F32, 100.0 + 4 * off, 100.0, 0.0, &ratio));
+}
+END_TEST
+
 START_TEST(bar_wants_nan_exactly_where_the_reference_has_it) {
   double ratio;
   ck_assert(nvfp4i_check_value(NVFP4_DTYPE_F16, NAN, NAN, NAN, &ratio));
@@ -205,6 +226,8 @@ Suite *reference_suite(void) {
   suite_add_tcase(s, ref);
   TCase *bar = tcase_create("accuracy bar");
   tcase_add_test(bar, bar_accepts_exact_and_rejects_just_outside);
+  tcase_add_test(bar, bar_accepts_the_correctly_rounded_subnormal);
+  tcase_add_test(bar, gated_bar_is_wider_for_f32);
   tcase_add_test(bar, bar_wants_nan_exactly_where_the_reference_has_it);
   tcase_add_test(bar, bar_allows_infinity_only_past_the_f16_range);
   suite_add_tcase(s, bar);

@@ -16,6 +16,7 @@ int main(void) {
   srunner_add_suite(runner, w4a16_suite());
   srunner_add_suite(runner, gemm_suite());
   srunner_add_suite(runner, grouped_route_suite());
+  srunner_add_suite(runner, grouped_split_suite());
   srunner_add_suite(runner, dequantize_suite());
   srunner_add_suite(runner, grouped_dequantize_suite());
   srunner_add_suite(runner, image_suite());

@@ -17,6 +17,7 @@ Suite *gemv_w4a16_suite(void);
 Suite *w4a16_suite(void);
 Suite *gemm_suite(void);
 Suite *grouped_route_suite(void);
+Suite *grouped_split_suite(void);
 Suite *dequantize_suite(void);
 Suite *grouped_dequantize_suite(void);
 Suite *image_suite(void);

@@ -1,0 +1,216 @@
+/* Split-K and the dual GEMM's launches, on the fake driver with memory pools (FAKE_MEMORY_POOLS): K dealt
+ * into slices of whole 128-element stages, each slice a descriptor of its own whose operands start at the
+ * slice's K (data, scales and dequantized tokens advanced) and whose f32 partials go to scratch; then the
+ * finishing kernel sums them in slice order into c (host/grouped_gemm.c, host/grouped_finish.c). The dual
+ * GEMM writes both products' partials and finishes in the SiLU mode. Without pools the dual GEMM is not
+ * supported and nothing launches. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_driver.h"
+#include "sm90a/dequantize_layout.h"
+#include "sm90a/grouped_finish_layout.h"
+#include "sm90a/grouped_gemm_layout.h"
+#include "suites.h"
+
+#define W4A16_F16_ENTRY "nvfp4_grouped_gemm_w4a16_f16_sm90a"
+#define DEQUANTIZE_ENTRY "nvfp4_grouped_dequantize_sm90a"
+#define FINISH_ENTRY "nvfp4_grouped_finish_sm90a"
+
+/* One group of M = 128 tokens against N = 256 weight rows: 2 tiles for 132 SMs, so K = 16384 (128 stages)
+ * is split. Fake device memory: the fake driver reads none of it. */
+enum { M = 128, N = 256, K = 16384, STAGES = K / 128 };
+static _Alignas(16) uint8_t tokens[64], weights[16], weights2[16], scales[16], scales2[16];
+static uint16_t out[16];
+
+static nvfp4_tensor activations(void) {
+  return (nvfp4_tensor){tokens, scales, M, K, 1, K / 2, 0, K / 16, 0, NVFP4_SF_LINEAR};
+}
+static nvfp4_tensor weights_of(void *data, void *sf, nvfp4_sf_layout layout) {
+  return (nvfp4_tensor){data, sf, N, K, 1, K / 2, 0, K / 16, 0, layout};
+}
+static const nvfp4_output c = {out, N + 3, 0, NVFP4_DTYPE_BF16};
+
+static float param_f32(const unsigned char *p, int offset) {
+  float v;
+  memcpy(&v, p + offset, sizeof v);
+  return v;
+}
+
+/* The GEMM launch's descriptors: `slices` per product, each `per` stages (the last the rest), product p
+ * reading weights[p] (LINEAR scales advance 8 bytes a stage, BLOCKED 1024), the tokens (f16, advance 256
+ * bytes a stage) and writing f32 partials of M x N at partials + (p * slices + s) * M * N * 4. */
+static void assert_slices(const unsigned char *p, int products, uint32_t slices, uint32_t per,
+                          const nvfp4_tensor *b, uint64_t tokens_f16, uint64_t partials) {
+  ck_assert_uint_eq(param_u32(p, GG_P_NUM_GROUPS), products * slices);
+  ck_assert(param_f32(p, GG_P_ALPHA) == 1.0f); /* alpha waits for the finish */
+  for (int pr = 0; pr < products; pr++)
+    for (uint32_t s = 0; s < slices; s++) {
+      int i = pr * (int)slices + (int)s;
+      uint32_t stages = s + 1 < slices ? per : STAGES - per * (slices - 1);
+      uint64_t sf_step = b[pr].sf_layout == NVFP4_SF_LINEAR ? 8 : 1024;
+      ck_assert_uint_eq(desc_u32(p, i, GG_D_KBYTES), stages * 64);
+      ck_assert_uint_eq(desc_u64(p, i, GG_D_B), (uintptr_t)b[pr].data + (uint64_t)s * per * 64);
+      ck_assert_uint_eq(desc_u64(p, i, GG_D_B_SF), (uintptr_t)b[pr].scales + (uint64_t)s * per * sf_step);
+      ck_assert_uint_eq(desc_u64(p, i, GG_D_A), tokens_f16 + (uint64_t)s * per * 256);
+      ck_assert_uint_eq(desc_u32(p, i, GG_D_A_LD), K * 2);
+      ck_assert_uint_eq(desc_u64(p, i, GG_D_C), partials + (uint64_t)i * M * N * 4);
+      ck_assert_uint_eq(desc_u64(p, i, GG_D_LDC), N);
+      ck_assert_uint_eq(desc_u32(p, i, GG_D_FLAGS) & GG_F_DTYPE_MASK, NVFP4_DTYPE_F32);
+      ck_assert_uint_eq(desc_u32(p, i, GG_D_M), M);
+      ck_assert_uint_eq(desc_u32(p, i, GG_D_N), N);
+    }
+}
+
+/* The finish launch: one group, `slices` partials of the gate (and of the up product M * N * 4 * slices
+ * further), into c with the call's alphas. */
+static void assert_finish(const unsigned char *p, const CUlaunchConfig *config, uint32_t mode, uint32_t slices,
+                          uint64_t partials, float alpha1, float alpha2) {
+  ck_assert_uint_eq(config->numAttrs, 1); /* starts early: it waits for the GEMM in griddepcontrol.wait */
+  ck_assert_uint_eq(config->blockDimX, GF_THREADS);
+  ck_assert_uint_eq(config->gridDimX, (M * N / GF_COLS + GF_THREADS - 1) / GF_THREADS);
+  ck_assert_uint_eq(param_u32(p, GF_P_NUM_GROUPS), 1);
+  ck_assert_uint_eq(param_u32(p, GF_P_TOTAL_BLOCKS), config->gridDimX);
+  ck_assert_uint_eq(param_u32(p, GF_P_MODE), mode);
+  ck_assert(param_f32(p, GF_P_ALPHA1) == alpha1 && param_f32(p, GF_P_ALPHA2) == alpha2);
+  const unsigned char *d = p + GF_P_DESCS;
+  ck_assert_uint_eq(param_u64(d, GF_D_GATE), partials);
+  if (mode == GF_MODE_SILU_MUL) ck_assert_uint_eq(param_u64(d, GF_D_UP), partials + (uint64_t)slices * M * N * 4);
+  ck_assert_uint_eq(param_u64(d, GF_D_C), (uintptr_t)out);
+  ck_assert_uint_eq(param_u64(d, GF_D_LDC), N + 3);
+  ck_assert_uint_eq(param_u32(d, GF_D_M), M);
+  ck_assert_uint_eq(param_u32(d, GF_D_N), N);
+  ck_assert_uint_eq(param_u32(d, GF_D_LDP), N);
+  ck_assert_uint_eq(param_u32(d, GF_D_SLICES), slices);
+  ck_assert_uint_eq(param_u32(d, GF_D_DTYPE), NVFP4_DTYPE_BF16);
+  ck_assert_uint_eq(param_u32(d, GF_D_BLOCK_START), 0);
+}
+
+/* Launch i must be `want`; returns its parameter block. */
+static const unsigned char *launch_of(long i, const char *want, CUlaunchConfig *config) {
+  const char *entry;
+  const unsigned char *p = fake_launch(i, &entry, config);
+  ck_assert_str_eq(entry, want);
+  return p;
+}
+
+/* A forced slice count (NVFP4_SPLIT_K) or the plan's (0), for a grouped GEMM or a dual GEMM. */
+static void assert_split_call(const char *forced, int dual, uint32_t slices, uint32_t per) {
+  setenv("FAKE_MEMORY_POOLS", "1", 1);
+  if (forced != NULL) setenv("NVFP4_SPLIT_K", forced, 1);
+  create_fake_handle();
+  nvfp4_tensor a = activations();
+  nvfp4_tensor b[2] = {weights_of(weights, scales, NVFP4_SF_LINEAR),
+                       weights_of(weights2, scales2, NVFP4_SF_BLOCKED_128x4)};
+  nvfp4_status status = dual ? nvfp4_grouped_dual_gemm_silu(fake_handle, 1, &a, &b[0], &b[1], &c, 0.5f, -3.0f, NULL)
+                             : nvfp4_grouped_gemm(fake_handle, 1, &a, &b[0], &c, 0.5f, NULL);
+  ck_assert_msg(status == NVFP4_STATUS_SUCCESS, "%s", nvfp4_last_error());
+  ck_assert_int_eq(fake_launches(), 3);
+  CUlaunchConfig config;
+  const unsigned char *p = launch_of(0, DEQUANTIZE_ENTRY, &config);
+  uint64_t tokens_f16 = param_u64(p, GDQ_P_DESCS + GDQ_D_OUT);
+  p = launch_of(1, W4A16_F16_ENTRY, &config);
+  uint64_t partials = tokens_f16 + (uint64_t)M * K * 2; /* the partials follow the tokens in the scratch */
+  assert_slices(p, dual ? 2 : 1, slices, per, b, tokens_f16, partials);
+  p = launch_of(2, FINISH_ENTRY, &config);
+  assert_finish(p, &config, dual ? GF_MODE_SILU_MUL : GF_MODE_SUM, slices, partials, 0.5f, dual ? -3.0f : 0.0f);
+  destroy_fake_handle();
+}
+
+/* 2 tiles and 128 stages: the plan takes its most slices, 8 of 16 stages */
+START_TEST(few_tiles_and_a_long_k_split_into_slices) { assert_split_call(NULL, 0, 8, 16); }
+END_TEST
+
+/* NVFP4_SPLIT_K=3: 43, 43 and 42 stages */
+START_TEST(nvfp4_split_k_fixes_the_slices) { assert_split_call("3", 0, 3, 43); }
+END_TEST
+
+START_TEST(the_dual_gemm_writes_both_products_and_finishes_with_silu) { assert_split_call("3", 1, 3, 43); }
+END_TEST
+
+/* NVFP4_SPLIT_K=1: whole K, the GEMM writes c itself; the dual GEMM still finishes from one slice each */
+START_TEST(one_slice_writes_c_directly) {
+  setenv("FAKE_MEMORY_POOLS", "1", 1);
+  setenv("NVFP4_SPLIT_K", "1", 1);
+  create_fake_handle();
+  nvfp4_tensor a = activations(), b = weights_of(weights, scales, NVFP4_SF_LINEAR);
+  ck_assert_msg(nvfp4_grouped_gemm(fake_handle, 1, &a, &b, &c, 0.5f, NULL) == NVFP4_STATUS_SUCCESS, "%s",
+                nvfp4_last_error());
+  ck_assert_int_eq(fake_launches(), 2);
+  CUlaunchConfig config;
+  const unsigned char *p = launch_of(1, W4A16_F16_ENTRY, &config);
+  ck_assert_uint_eq(param_u32(p, GG_P_NUM_GROUPS), 1);
+  ck_assert(param_f32(p, GG_P_ALPHA) == 0.5f);
+  ck_assert_uint_eq(desc_u64(p, 0, GG_D_C), (uintptr_t)out);
+  ck_assert_uint_eq(desc_u32(p, 0, GG_D_KBYTES), K / 2);
+  ck_assert_uint_eq(desc_u32(p, 0, GG_D_FLAGS) & GG_F_DTYPE_MASK, NVFP4_DTYPE_BF16);
+  destroy_fake_handle();
+}
+END_TEST
+
+/* W4A16 activations split too: slice s reads them from element s * per * 128 (bf16: 2 bytes each) */
+START_TEST(dense_activations_start_at_their_slice) {
+  setenv("FAKE_MEMORY_POOLS", "1", 1);
+  setenv("NVFP4_SPLIT_K", "2", 1);
+  create_fake_handle();
+  nvfp4_dense a = {tokens, M, K, 1, K + 8, 0, NVFP4_DTYPE_BF16};
+  nvfp4_tensor b = weights_of(weights, scales, NVFP4_SF_LINEAR);
+  ck_assert_msg(nvfp4_grouped_gemm_w4a16(fake_handle, 1, &a, &b, &c, 0.5f, NULL) == NVFP4_STATUS_SUCCESS, "%s",
+                nvfp4_last_error());
+  ck_assert_int_eq(fake_launches(), 2);
+  CUlaunchConfig config;
+  const unsigned char *p = launch_of(0, "nvfp4_grouped_gemm_w4a16_bf16_sm90a", &config);
+  ck_assert_uint_eq(param_u32(p, GG_P_NUM_GROUPS), 2);
+  for (int s = 0; s < 2; s++) {
+    ck_assert_uint_eq(desc_u64(p, s, GG_D_A), (uintptr_t)tokens + (uint64_t)s * 64 * 128 * 2);
+    ck_assert_uint_eq(desc_u32(p, s, GG_D_A_LD), (K + 8) * 2);
+    ck_assert_uint_eq(desc_u32(p, s, GG_D_KBYTES), 64 * 64);
+  }
+  launch_of(1, FINISH_ENTRY, &config);
+  destroy_fake_handle();
+}
+END_TEST
+
+START_TEST(the_dual_gemm_needs_a_memory_pool) {
+  create_fake_handle(); /* the fake's default: no pools */
+  nvfp4_tensor a = activations(), b = weights_of(weights, scales, NVFP4_SF_LINEAR);
+  nvfp4_status s = nvfp4_grouped_dual_gemm_silu(fake_handle, 1, &a, &b, &b, &c, 1.0f, 1.0f, NULL);
+  assert_rejected("no pool", s, NVFP4_STATUS_NOT_SUPPORTED, "memory pool");
+  destroy_fake_handle();
+}
+END_TEST
+
+START_TEST(the_dual_gemm_checks_its_second_weights) {
+  setenv("FAKE_MEMORY_POOLS", "1", 1);
+  create_fake_handle();
+  nvfp4_tensor a = activations(), b = weights_of(weights, scales, NVFP4_SF_LINEAR), b2 = b;
+  nvfp4_status s = nvfp4_grouped_dual_gemm_silu(fake_handle, 1, &a, &b, NULL, &c, 1.0f, 1.0f, NULL);
+  assert_rejected("b2 NULL", s, NVFP4_STATUS_INVALID_VALUE, "b2 is NULL");
+  b2.rows = N - 1;
+  s = nvfp4_grouped_dual_gemm_silu(fake_handle, 1, &a, &b, &b2, &c, 1.0f, 1.0f, NULL);
+  assert_rejected("b2 rows", s, NVFP4_STATUS_INVALID_VALUE, "b2[0].rows = 255: must equal b1[0].rows = 256");
+  b2 = b;
+  b2.k = K / 2;
+  b2.ld = K / 4;
+  b2.sf_ld = K / 32;
+  s = nvfp4_grouped_dual_gemm_silu(fake_handle, 1, &a, &b, &b2, &c, 1.0f, 1.0f, NULL);
+  assert_rejected("b2 k", s, NVFP4_STATUS_INVALID_VALUE, "b2[0].k = 8192: must equal a[0].k");
+  s = nvfp4_grouped_dual_gemm_silu(fake_handle, 1, &a, NULL, &b, &c, 1.0f, 1.0f, NULL);
+  assert_rejected("b1 NULL", s, NVFP4_STATUS_INVALID_VALUE, "b1 is NULL");
+  destroy_fake_handle();
+}
+END_TEST
+
+Suite *grouped_split_suite(void) {
+  Suite *s = suite_create("grouped_split");
+  TCase *tc = tcase_create("split-K and the dual GEMM");
+  tcase_add_test(tc, few_tiles_and_a_long_k_split_into_slices);
+  tcase_add_test(tc, nvfp4_split_k_fixes_the_slices);
+  tcase_add_test(tc, the_dual_gemm_writes_both_products_and_finishes_with_silu);
+  tcase_add_test(tc, one_slice_writes_c_directly);
+  tcase_add_test(tc, dense_activations_start_at_their_slice);
+  tcase_add_test(tc, the_dual_gemm_needs_a_memory_pool);
+  tcase_add_test(tc, the_dual_gemm_checks_its_second_weights);
+  suite_add_tcase(s, tc);
+  return s;
+}
