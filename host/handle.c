@@ -1,4 +1,5 @@
-/* nvfp4_create / nvfp4_destroy: bind a context, load every kernel up front, release in reverse order. */
+/* nvfp4_create / nvfp4_destroy: bind a context, load every kernel up front, release in reverse order; the
+ * handle's one option, nvfp4_set_weights_stable. */
 #include "handle.h"
 
 #include <stdint.h>
@@ -99,6 +100,7 @@ NVFP4_API nvfp4_status nvfp4_create(nvfp4_handle **out) {
   create_scratch_pool(h);
   const char *fused = getenv("NVFP4_GROUPED_FUSED");
   h->grouped_fused = fused != NULL && !strcmp(fused, "1");
+  atomic_init(&h->weights_stable, 0);
   nvfp4i_context_leave(pushed);
   *out = h;
   return NVFP4_STATUS_SUCCESS;
@@ -110,6 +112,15 @@ release_context:
 free_handle:
   free(h);
   return status;
+}
+
+NVFP4_API nvfp4_status nvfp4_set_weights_stable(nvfp4_handle *h, int enable) {
+  nvfp4i_clear_error();
+  if (h == NULL) return nvfp4i_fail(NVFP4_STATUS_INVALID_VALUE, "h is NULL");
+  if (enable != 0 && enable != 1)
+    return nvfp4i_fail(NVFP4_STATUS_INVALID_VALUE, "enable = %d: must be 0 or 1", enable);
+  atomic_store_explicit(&h->weights_stable, enable, memory_order_relaxed);
+  return NVFP4_STATUS_SUCCESS;
 }
 
 NVFP4_API nvfp4_status nvfp4_destroy(nvfp4_handle *h) {
