@@ -26,6 +26,7 @@ typedef struct gemv_params {
   uint32_t y_dtype;
   float alpha;
   uint32_t x_dtype;
+  uint32_t weights_stable;
 } gemv_params;
 
 #define GEMV_PARAM_AT(field, offset) _Static_assert(offsetof(gemv_params, field) == (offset), #offset);
@@ -54,9 +55,11 @@ GEMV_PARAM_AT(quads_per_cta, GEMV_P_QUADS_PER_CTA)
 GEMV_PARAM_AT(y_dtype, GEMV_P_Y_DTYPE)
 GEMV_PARAM_AT(alpha, GEMV_P_ALPHA)
 GEMV_PARAM_AT(x_dtype, GEMV_P_X_DTYPE)
+GEMV_PARAM_AT(weights_stable, GEMV_P_WEIGHTS_STABLE)
 #undef GEMV_PARAM_AT
-_Static_assert(GEMV_P_X_DTYPE + sizeof(uint32_t) == GEMV_PARAM_BYTES, "GEMV_PARAM_BYTES ends the block");
-_Static_assert(sizeof(gemv_params) == GEMV_PARAM_BYTES, "no padding in the block");
+_Static_assert(GEMV_P_WEIGHTS_STABLE + sizeof(uint32_t) == GEMV_PARAM_BYTES, "GEMV_PARAM_BYTES ends the block");
+/* the driver copies the entry's GEMV_PARAM_BYTES; the struct's size is that rounded up to its 8-byte alignment */
+_Static_assert(sizeof(gemv_params) == (GEMV_PARAM_BYTES + 7) / 8 * 8, "no padding inside the block");
 _Static_assert(1 << GEMV_THREADS_LOG2 == GEMV_THREADS, "GEMV_THREADS_LOG2");
 _Static_assert(GEMV_WARP_PARTIALS == 2 * (GEMV_THREADS / 32) * GEMV_ROWS_PER_QUAD, "two buffers of 4 rows per warp");
 _Static_assert(GEMV_PARTIALS_BUFFER_BYTES * 2 == GEMV_STATIC_SMEM, "GEMV_PARTIALS_BUFFER_BYTES: one of two");
@@ -144,8 +147,9 @@ static double busy_share(uint32_t lanes_log2, uint32_t chunks_per_row, uint32_t 
          round_up(quads_per_cta, groups);
 }
 
-/* The fields of the parameter block that A, y and alpha set, both families alike. */
-static gemv_params operand_params(const nvfp4_tensor *a, const nvfp4_output *y, float alpha) {
+/* The fields of the parameter block that A, y, alpha and the handle's options set, both families alike. */
+static gemv_params operand_params(const nvfp4_handle *h, const nvfp4_tensor *a, const nvfp4_output *y,
+                                  float alpha) {
   nvfp4i_sf_steps as = nvfp4i_sf_steps_of(a);
   return (gemv_params){
       .a_data = (uintptr_t)a->data,
@@ -164,6 +168,7 @@ static gemv_params operand_params(const nvfp4_tensor *a, const nvfp4_output *y, 
       .a_sf_pair_step = as.quad_step,
       .y_dtype = (uint32_t)y->dtype,
       .alpha = alpha,
+      .weights_stable = (uint32_t)nvfp4i_weights_stable(h),
   };
 }
 
@@ -218,6 +223,9 @@ static nvfp4_status launch_gemv(nvfp4_handle *h, const gemv_family *f, const nvf
       .block = {GEMV_THREADS, 1, 1},
       .dynamic_smem = smem,
       .params = params,
+      /* programmatic dependent launch: every entry waits (griddepcontrol.wait) before it reads x, or before
+       * it reads anything unless p->weights_stable, and before it writes y (gemv_entry.inc) */
+      .early_start = 1,
   };
   /* Where the width still leaves threads of one warp with different step counts (the chunks left over,
    * chunks % lanes, end inside a warp: not a multiple of 32), the equal-steps entry runs, whose threads
@@ -233,7 +241,7 @@ NVFP4_API nvfp4_status nvfp4_gemv(nvfp4_handle *h, const nvfp4_tensor *a, const 
   nvfp4i_clear_error();
   nvfp4_status status = validate(h, a, x, y);
   if (status != NVFP4_STATUS_SUCCESS) return status;
-  gemv_params p = operand_params(a, y, alpha);
+  gemv_params p = operand_params(h, a, y, alpha);
   p.x_data = (uintptr_t)x->data;
   p.x_sf = (uintptr_t)x->scales;
   p.x_batch_stride = (uint64_t)x->batch_stride;
@@ -247,7 +255,7 @@ NVFP4_API nvfp4_status nvfp4_gemv_w4a16(nvfp4_handle *h, const nvfp4_tensor *a, 
   nvfp4i_clear_error();
   nvfp4_status status = validate_w4a16(h, a, x, y);
   if (status != NVFP4_STATUS_SUCCESS) return status;
-  gemv_params p = operand_params(a, y, alpha);
+  gemv_params p = operand_params(h, a, y, alpha);
   p.x_data = (uintptr_t)x->data;
   /* bytes; a single batch's stride is never used (and may be anything) */
   p.x_batch_stride = a->batch > 1 ? (uint64_t)x->batch_stride * (uint64_t)nvfp4i_dtype_size(x->dtype) : 0;

@@ -1,4 +1,5 @@
-/* nvfp4_create / nvfp4_destroy: bind a context, load every kernel up front, release in reverse order. */
+/* nvfp4_create / nvfp4_destroy: bind a context, load every kernel up front, release in reverse order; the
+ * handle's one option, nvfp4_set_weights_stable. */
 #include "handle.h"
 
 #include <stdint.h>
@@ -102,6 +103,7 @@ NVFP4_API nvfp4_status nvfp4_create(nvfp4_handle **out) {
   const char *split = getenv("NVFP4_SPLIT_K");
   h->split_k = split != NULL ? atoi(split) : 0;
   if (h->split_k < 0) h->split_k = 0;
+  atomic_init(&h->weights_stable, 0);
   nvfp4i_context_leave(pushed);
   *out = h;
   return NVFP4_STATUS_SUCCESS;
@@ -113,6 +115,15 @@ release_context:
 free_handle:
   free(h);
   return status;
+}
+
+NVFP4_API nvfp4_status nvfp4_set_weights_stable(nvfp4_handle *h, int enable) {
+  nvfp4i_clear_error();
+  if (h == NULL) return nvfp4i_fail(NVFP4_STATUS_INVALID_VALUE, "h is NULL");
+  if (enable != 0 && enable != 1)
+    return nvfp4i_fail(NVFP4_STATUS_INVALID_VALUE, "enable = %d: must be 0 or 1", enable);
+  atomic_store_explicit(&h->weights_stable, enable, memory_order_relaxed);
+  return NVFP4_STATUS_SUCCESS;
 }
 
 NVFP4_API nvfp4_status nvfp4_destroy(nvfp4_handle *h) {

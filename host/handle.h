@@ -1,6 +1,8 @@
-/* The handle: one CUDA context, the loaded module and every kernel, fixed at nvfp4_create. */
+/* The handle: one CUDA context, the loaded module and every kernel, fixed at nvfp4_create; one option. */
 #ifndef NVFP4_HOST_HANDLE_H
 #define NVFP4_HOST_HANDLE_H
+
+#include <stdatomic.h>
 
 #include "cuda_driver.h"
 #include "kernels.h"
@@ -31,7 +33,15 @@ struct nvfp4_handle {
   /* NVFP4_SPLIT_K=n at nvfp4_create (n >= 1): grouped GEMMs that may split K (see host/grouped_gemm.c) use n
    * slices instead of the model's choice; 0: the model decides. For measuring the model against the GPU. */
   int split_k;
+  /* nvfp4_set_weights_stable's option, 0 or 1: the handle's one field that changes after nvfp4_create, so
+   * atomic; a call reads it once (nvfp4i_weights_stable) */
+  atomic_int weights_stable;
 };
+
+/* The handle's weights-stable option as a call reads it: once, whatever another thread sets meanwhile. */
+static inline int nvfp4i_weights_stable(const nvfp4_handle *h) {
+  return atomic_load_explicit(&h->weights_stable, memory_order_relaxed);
+}
 
 /* Makes h->ctx current on this thread if it is not; *pushed says whether nvfp4i_context_leave must pop. */
 nvfp4_status nvfp4i_context_enter(const nvfp4_handle *h, int *pushed);

@@ -143,6 +143,8 @@ NVFP4_API nvfp4_status nvfp4_quantize(nvfp4_handle *h, const nvfp4_dense *in, co
       .block = {QNT_THREADS, 1, 1},
       .dynamic_smem = 0,
       .params = params,
+      /* programmatic dependent launch: the kernel waits for the one before it before its first load */
+      .early_start = 1,
   };
   return nvfp4i_launch_kernel(h, NVFP4I_KERNEL_QUANTIZE, &launch, stream);
 }

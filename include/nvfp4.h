@@ -16,8 +16,14 @@
  * cudaStream_t converts to CUstream), makes no allocation and no host-device synchronisation per call, and
  * can be captured in a CUDA graph. The arrays and structs a call takes live in host memory and are read
  * during the call only: they may be freed or changed as soon as it returns. A handle is immutable after
- * nvfp4_create(), so one handle may be used from several host threads at once. The library never prints
- * and never aborts.
+ * nvfp4_create() but for its one option (nvfp4_set_weights_stable, which each call reads once), so one
+ * handle may be used from several host threads at once. The library never prints and never aborts.
+ *
+ * Early start. The GEMVs (and nvfp4_quantize) are launched with programmatic dependent launch: a kernel may
+ * start while the kernel before it on the stream still runs, and it waits for that kernel to end before it
+ * reads or writes anything that kernel may touch, so stream order holds as with any launch. What the start
+ * saves is the gap between dependent calls (a decode step's GEMVs: ~2-3 us of launch each);
+ * nvfp4_set_weights_stable lets a GEMV also read its weights before that wait.
  *
  * Errors. On any error nothing is launched, no output byte is written, and nvfp4_last_error() holds a
  * message naming the offending field (thread-local, valid until the next call on this thread).
@@ -87,6 +93,30 @@ NVFP4_API nvfp4_status nvfp4_create(nvfp4_handle **out);
 /* Releases the handle's module (and the primary context it retained, if any). NULL is a no-op. The caller
  * makes sure no work launched through the handle is still running. */
 NVFP4_API nvfp4_status nvfp4_destroy(nvfp4_handle *h);
+
+/* The weights-stable option of a handle (enable = 1: on; 0: off, the default). It tells the library that the
+ * weights of its GEMV calls, A's data and A's scales in nvfp4_gemv and nvfp4_gemv_w4a16, are not written by
+ * the work on the stream before the call that may still be running when the call's kernel starts. With it
+ * on, the GEMV kernel starts loading A and its scales before it waits for the kernel before it to end (only
+ * x and y wait), which hides the gap between back-to-back GEMVs; with it off, it loads nothing before that
+ * wait. x is never read early: it may be written by the kernel just before (the previous layer's output).
+ *
+ * The caller's promise, for every GEMV call made on the handle while the option is on: no kernel or copy
+ * enqueued before the call on its stream that has not completed when the call's kernel starts writes
+ * A's data or scales. Since a kernel of this library may start while the one before it runs, a run of
+ * consecutive calls of this library on a stream may overlap back to its first; work of any other kind
+ * between them (a memcpy, an event wait, a kernel launched without programmatic dependent launch) ends
+ * such a run only once it has itself completed, and a kernel of your own that writes the weights must not
+ * be the one just before. The simple way to keep it: write the weights (upload, quantize, relayout), make
+ * the stream wait for that (cuStreamSynchronize, or an event recorded after the write), then run the GEMVs
+ * that read them, as a model does with its weights. A broken promise is not detected: the GEMV may read
+ * weights partly old and partly new, and its results are then wrong, with no error.
+ *
+ * The option belongs to the handle and is read once by each GEMV call, when the call is made (not when its
+ * kernel runs): a call made while another thread changes it sees the old or the new value. Setting it
+ * neither synchronises nor launches anything. INVALID_VALUE (naming the argument): h NULL, or enable other
+ * than 0 or 1. */
+NVFP4_API nvfp4_status nvfp4_set_weights_stable(nvfp4_handle *h, int enable);
 
 /* Where the scale of (row r, block j = k/16) of one batch lies, in bytes from `scales`:
  *   NVFP4_SF_LINEAR: r*sf_ld + j (row-major).

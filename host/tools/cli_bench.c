@@ -27,7 +27,7 @@ static const char usage_bench[] =
 
 static const char usage_bench_gemv[] =
     "usage: nvfp4 bench gemv [--m M --k K [--l L] | --gpumode | --sweep] [--act nvfp4|f16|bf16] [--iters N]\n"
-    "                        [--sets N] [--csv FILE]\n"
+    "                        [--sets N] [--csv FILE] [--weights-stable]\n"
     "  Times nvfp4_gemv, or nvfp4_gemv_w4a16 with dense x (random full-range operands, LINEAR scales, f16\n"
     "  output) and prints the time per call (median, min, max) and alone, the bytes moved per second (A, x,\n"
     "  their scales and y, each once) and their share of the device copy bandwidth, and the time of a plain\n"
@@ -39,7 +39,9 @@ static const char usage_bench_gemv[] =
     "    decode shapes at L = 1 (rows `model`): M x K = 4096 x 4096, 14336 x 4096, 4096 x 14336, 128256 x 4096\n"
     "  --act: x, NVFP4 (nvfp4_gemv, the default for --sweep and a shape of your own) or dense f16 or bf16\n"
     "         (nvfp4_gemv_w4a16; bytes count x at 2 an element)\n"
-    "  --iters N, --sets N, --csv FILE: as in nvfp4 bench --help\n";
+    "  --iters N, --sets N, --csv FILE: as in nvfp4 bench --help\n"
+    "  --weights-stable: the handle's weights-stable option on (nvfp4_set_weights_stable: each call loads A and\n"
+    "         its scales before it waits for the call before it to end); off by default, as in the library\n";
 
 static const char usage_bench_grouped[] =
     "usage: nvfp4 bench grouped-gemm [--m M1,M2,.. --n N --k K | --gpumode] [--act nvfp4|f16|bf16] [--iters N]\n"
@@ -92,7 +94,8 @@ static const char usage_bench_relayout[] =
     "  --iters N, --sets N, --csv FILE: as in nvfp4 bench --help\n";
 
 enum {
-  OPT_M = 256, OPT_N, OPT_K, OPT_L, OPT_ITERS, OPT_SETS, OPT_CSV, OPT_GPUMODE, OPT_SWEEP, OPT_ACT, OPT_DTYPE, OPT_TO
+  OPT_M = 256, OPT_N, OPT_K, OPT_L, OPT_ITERS, OPT_SETS, OPT_CSV, OPT_GPUMODE, OPT_SWEEP, OPT_ACT, OPT_DTYPE, OPT_TO,
+  OPT_WEIGHTS_STABLE
 };
 enum {
   BENCH_GEMV = 1, BENCH_GROUPED = 2, BENCH_DEQUANTIZE = 4, BENCH_QUANTIZE = 8, BENCH_RELAYOUT = 16,
@@ -115,6 +118,7 @@ typedef struct bench_args {
   int dtype_given;
   nvfp4_sf_layout to; /* relayout's destination */
   int to_given;
+  int weights_stable; /* the GEMVs: nvfp4_set_weights_stable(h, 1) */
 } bench_args;
 
 static int take_bench(int code, const char *value, void *ctx) {
@@ -132,6 +136,7 @@ static int take_bench(int code, const char *value, void *ctx) {
     case OPT_ACT: a->act_given = 1; return cli_act_parse(value, &a->act);
     case OPT_DTYPE: a->dtype_given = 1; return cli_dtype(value, &a->dtype);
     case OPT_TO: a->to_given = 1; return cli_layout(value, "--to", &a->to);
+    case OPT_WEIGHTS_STABLE: a->weights_stable = 1; return 1;
   }
   return 0;
 }
@@ -149,6 +154,7 @@ static int parse_bench(int argc, char **argv, bench_args *a) {
                                                {"l", required_argument, NULL, OPT_L},
                                                {"sweep", no_argument, NULL, OPT_SWEEP},
                                                {"act", required_argument, NULL, OPT_ACT},
+                                               {"weights-stable", no_argument, NULL, OPT_WEIGHTS_STABLE},
                                                {0}};
   static const struct option grouped_options[] = {COMMON_OPTIONS,
                                                   {"m", required_argument, NULL, OPT_M},
@@ -292,7 +298,10 @@ static int bench_gemv_shapes(const bench_run *run, const bench_args *a) {
   int act_count = shapes == nvfp4i_gemv_workloads && !a->act_given ? 2 : 1;
   printf("\nGEMV. act: x, nvfp4 or f16 / bf16 (W4A16); read_us: a plain read of the same bytes\n"
          "(nvfp4_read_probe_sm90a) timed the same way; %%read: its time over the GEMV's, how close the GEMV comes\n"
-         "to a kernel that only reads what it must\n");
+         "to a kernel that only reads what it must\n"
+         "weights stable: %s\n",
+         a->weights_stable ? "on (A and its scales loaded before each call waits for the one before it)"
+                           : "off (each call waits for the one before it before any load; --weights-stable)");
   printf("%-6s %-5s %6s %6s %3s %4s %9s %9s %9s %9s %7s %7s %9s %7s\n", "shape", "act", "M", "K", "L", "sets",
          "median_us", "single_us", "min_us", "max_us", "TB/s", "%copy", "read_us", "%read");
   int rc = 0;
@@ -534,7 +543,12 @@ int cli_bench(int argc, char **argv) {
   bench_run run = {.method = {(int)a.iters, (int)a.sets}, .peak_tflops = NAN};
   if (!cli_open_handle(&run.h)) return 1;
   int rc = 1;
-  nvfp4_status s = nvfp4i_probes_load(run.h, &run.probes);
+  nvfp4_status s = nvfp4_set_weights_stable(run.h, a.weights_stable);
+  if (s != NVFP4_STATUS_SUCCESS) {
+    fprintf(stderr, "nvfp4: nvfp4_set_weights_stable: %s: %s\n", nvfp4_status_string(s), nvfp4_last_error());
+    goto destroy;
+  }
+  s = nvfp4i_probes_load(run.h, &run.probes);
   if (s != NVFP4_STATUS_SUCCESS) {
     fprintf(stderr, "nvfp4: the measuring kernels: %s: %s\n", nvfp4_status_string(s), nvfp4_last_error());
     goto destroy;

@@ -69,6 +69,10 @@
 #define GEMV_P_Y_DTYPE 148                        /* u32  0 f16, 1 bf16, 2 f32 */
 #define GEMV_P_ALPHA 152                          /* f32 */
 #define GEMV_P_X_DTYPE 156                        /* u32  W4A16: x's type, 0 f16, 1 bf16 */
-#define GEMV_PARAM_BYTES 160                      /* GEMV_P_X_DTYPE + 4 */
+/* u32  1: A and its scales are not written by the kernels before this one on the stream
+ * (nvfp4_set_weights_stable): the first tile's loads of them go out before griddepcontrol.wait;
+ * 0: everything waits (gemv_entry.inc, "Programmatic dependent launch") */
+#define GEMV_P_WEIGHTS_STABLE 160
+#define GEMV_PARAM_BYTES 164                      /* GEMV_P_WEIGHTS_STABLE + 4 */
 
 #endif

@@ -4,9 +4,9 @@
  * 132 SMs, 60 MB of L2); device memory is host memory, copies and memsets are memcpy and memset, a launch
  * does nothing but count, an event records the host clock. Results are garbage: what it tests is that
  * every path runs, frees what it takes and exits as documented, and (fake_cuda_launches) whether a call
- * launched anything, and (fake_cuda_launch) the entry, the shape and, for the GEMV's and the grouped GEMM's
- * entries, the grouped finish and the dequantize (single and grouped), quantize and scale relayout entries,
- * the parameter block of each of the last launches.
+ * launched anything, and (fake_cuda_launch) the entry, the shape, the launch attributes and, for the GEMV's
+ * and the grouped GEMM's entries, the grouped finish and the dequantize (single and grouped), quantize and
+ * scale relayout entries, the parameter block of each of the last launches.
  *
  * FAKE_CUDA_MISSING=name,name: kernel images lack these entries (cuModuleGetFunction: not found).
  */
@@ -37,9 +37,11 @@ static _Thread_local int depth;
 static long launches;
 /* The last FAKE_KEPT launches, launch i in kept[i % FAKE_KEPT]: enough for a call's launches to be read back. */
 enum { FAKE_KEPT = 4 };
+enum { FAKE_KEPT_ATTRS = 4 };
 static struct {
   const char *entry;
-  CUlaunchConfig config;
+  CUlaunchConfig config; /* its attrs point to attrs below */
+  CUlaunchAttribute attrs[FAKE_KEPT_ATTRS];
   unsigned char params[GG_PARAM_BYTES]; /* the parameter block of a kept entry (the largest: grouped GEMM's) */
 } kept[FAKE_KEPT];
 _Static_assert(GEMV_PARAM_BYTES <= GG_PARAM_BYTES, "kept[].params holds the GEMV parameter block");
@@ -194,7 +196,8 @@ static CUresult fake_cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, CU
 
 static CUresult fake_cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction fn, void **params, void **extra) {
   (void)extra;
-  if (config == NULL || fn == NULL || params == NULL || config->gridDimX == 0 || config->blockDimX == 0)
+  if (config == NULL || fn == NULL || params == NULL || config->gridDimX == 0 || config->blockDimX == 0 ||
+      config->numAttrs > FAKE_KEPT_ATTRS || (config->numAttrs > 0 && config->attrs == NULL))
     return CUDA_ERROR_INVALID_VALUE;
   /* a kernel handle is its entry name (fake_cuModuleGetFunction); the GEMV's entries (NVFP4 and W4A16)
    * share one parameter, the block of gemv_layout.h, the grouped GEMM's entries (NVFP4 and W4A16) one, the
@@ -204,6 +207,9 @@ static CUresult fake_cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f
   size_t at = (size_t)(launches++ % FAKE_KEPT), bytes = kept_param_bytes(entry);
   kept[at].entry = entry;
   kept[at].config = *config;
+  memset(kept[at].attrs, 0, sizeof kept[at].attrs);
+  if (config->numAttrs > 0) memcpy(kept[at].attrs, config->attrs, config->numAttrs * sizeof config->attrs[0]);
+  kept[at].config.attrs = kept[at].attrs;
   memset(kept[at].params, 0, GG_PARAM_BYTES);
   memcpy(kept[at].params, params[0], bytes);
   return CUDA_SUCCESS;
@@ -388,7 +394,7 @@ static const struct {
 __attribute__((visibility("default"))) long fake_cuda_launches(void) { return launches; }
 
 /* Launch i of this process (0 the first), if it is one of the last FAKE_KEPT: its entry name and
- * configuration, and its parameter block for a kept entry (its block, zeros after; kept_param_bytes), else
+ * configuration (its attrs a copy the driver keeps with it), and its parameter block for a kept entry (its block, zeros after; kept_param_bytes), else
  * zeros. NULL for any other i. */
 __attribute__((visibility("default"))) const unsigned char *fake_cuda_launch(long i, const char **entry,
                                                                              CUlaunchConfig *config) {

@@ -1,10 +1,15 @@
 /* GEMV on the GPU against the float64 reference under the accuracy bar of docs/ACCURACY.md, fresh random
- * full-range data and a poisoned output for every case. */
+ * full-range data and a poisoned output for every case; graphs, threads, and a chain of dependent calls under
+ * programmatic dependent launch (gemv_chain.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gemv_chain.h"
 #include "graph_replay.h"
 #include "handle.h"
+#include "quantize_ref.h"
+#include "reference.h"
 #include "suites.h"
 #include "testdata.h"
 #include "verify.h"
@@ -139,6 +144,91 @@ START_TEST(gemv_from_several_threads_on_one_handle) {
 }
 END_TEST
 
+/* Issue 13's chain with NVFP4 x, written by the kernel just before each GEMV: step i quantizes slot i (f16,
+ * global scale 1) into x's one buffer, then nvfp4_gemv(A, x) writes slot i + 1; 2 x 100 calls back to back
+ * under programmatic dependent launch with the weights-stable option off and then on, bit for bit the chain
+ * with a synchronise after every call, in which every quantize matches the CPU recipe bit for bit and every
+ * GEMV meets the reference. m = K = 4064 (x BLOCKED, A LINEAR; 127 chunks a row: the equal-steps entry,
+ * where the W4A16 chain runs the plain one): a GEMV that read x before the quantize ended, or a quantize that
+ * overwrote x before the GEMV before it ended, would change a y. */
+typedef struct nvfp4_chain {
+  gpu_chain c;
+  nvfp4i_operand x;         /* 1 x m; its host copy: x as a step's GEMV read it (downloaded) */
+  uint8_t *want_data, *want_sf; /* x's buffers as the CPU recipe leaves them, from x's first bytes on */
+} nvfp4_chain;
+
+static nvfp4_status nvfp4_chain_step(const nvfp4_chain *n, int i) {
+  const gpu_chain *c = &n->c;
+  nvfp4_dense in = {(const void *)(uintptr_t)gpu_chain_slot(c, i), 1, c->m, 1, c->m, c->m, F16};
+  nvfp4_status status = nvfp4_quantize(c->h, &in, &n->x.dev, 1.0f, c->stream);
+  if (status != NVFP4_STATUS_SUCCESS) return status;
+  nvfp4_output y = {(void *)(uintptr_t)gpu_chain_slot(c, i + 1), 1, c->m, F16};
+  return nvfp4_gemv(c->h, &c->a.dev, &n->x.dev, &y, c->alpha[i], c->stream);
+}
+
+/* Fails unless x's device buffers hold what the CPU recipe left in want_data / want_sf. */
+static void assert_x_is_the_recipes(nvfp4_chain *n, int i, const char *what) {
+  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
+  ck_assert_int_eq(cu->cuMemcpyDtoH((void *)n->x.host.data, (CUdeviceptr)(uintptr_t)n->x.dev.data,
+                                    (size_t)n->x.data_bytes), CUDA_SUCCESS);
+  ck_assert_int_eq(cu->cuMemcpyDtoH((void *)n->x.host.scales, (CUdeviceptr)(uintptr_t)n->x.dev.scales,
+                                    (size_t)n->x.sf_bytes), CUDA_SUCCESS);
+  char named[160];
+  snprintf(named, sizeof named, "%s, x after the quantize of step %d: data", what, i);
+  gpu_assert_bytes(n->x.host.data, n->want_data, (size_t)n->x.data_bytes, named);
+  snprintf(named, sizeof named, "%s, x after the quantize of step %d: scales", what, i);
+  gpu_assert_bytes(n->x.host.scales, n->want_sf, (size_t)n->x.sf_bytes, named);
+}
+
+START_TEST(a_chain_of_gemvs_on_the_x_the_kernel_before_quantized_matches_the_synchronised_chain) {
+  nvfp4_chain n;
+  gpu_chain *c = &n.c;
+  gpu_chain_create(c, gpu_quick() ? 992 : 4064, gpu_quick() ? 12 : 100, LIN, gpu_seed(0x63686E32));
+  ck_assert_int_eq(nvfp4i_operand_create(&n.x, 1, c->m, 1, BLK, 0, &c->rng), NVFP4_STATUS_SUCCESS);
+  n.want_data = malloc((size_t)n.x.data_bytes);
+  n.want_sf = malloc((size_t)n.x.sf_bytes);
+  double *x = malloc(sizeof(double) * (size_t)c->m);
+  ck_assert_msg(n.want_data && n.want_sf && x, "no host memory");
+  memcpy(n.want_data, n.x.host.data, (size_t)n.x.data_bytes);
+  memcpy(n.want_sf, n.x.host.scales, (size_t)n.x.sf_bytes);
+  nvfp4_tensor want_x = n.x.host;
+  want_x.data = n.want_data;
+  want_x.scales = n.want_sf;
+  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
+  for (int i = 0; i < c->steps; i++) {
+    /* the quantize, alone: x bit for bit the recipe's of slot i as the synchronised chain wrote it */
+    nvfp4_dense in = {(const void *)(uintptr_t)gpu_chain_slot(c, i), 1, c->m, 1, c->m, c->m, F16};
+    ck_assert_msg(nvfp4_quantize(c->h, &in, &n.x.dev, 1.0f, c->stream) == NVFP4_STATUS_SUCCESS, "step %d: %s", i,
+                  nvfp4_last_error());
+    ck_assert_int_eq(cu->cuStreamSynchronize(c->stream), CUDA_SUCCESS);
+    in.data = c->want + (size_t)i * (size_t)c->m;
+    nvfp4i_quantize_ref(&in, &want_x, 1.0f);
+    assert_x_is_the_recipes(&n, i, "nvfp4 chain, synchronised");
+    /* the GEMV on it */
+    nvfp4i_decode_row(&n.x.host, 0, 0, x);
+    gpu_chain_reference(c, i, x);
+    nvfp4_output y = {(void *)(uintptr_t)gpu_chain_slot(c, i + 1), 1, c->m, F16};
+    ck_assert_msg(nvfp4_gemv(c->h, &c->a.dev, &n.x.dev, &y, c->alpha[i], c->stream) == NVFP4_STATUS_SUCCESS,
+                  "step %d: %s", i, nvfp4_last_error());
+    gpu_chain_check_step(c, i, "nvfp4 chain");
+  }
+  free(x);
+  for (int stable = 0; stable <= 1; stable++) {
+    const char *what = stable ? "nvfp4 chain back to back, weights stable" : "nvfp4 chain back to back";
+    ck_assert_int_eq(nvfp4_set_weights_stable(c->h, stable), NVFP4_STATUS_SUCCESS);
+    gpu_chain_begin(c);
+    for (int i = 0; i < c->steps; i++)
+      ck_assert_msg(nvfp4_chain_step(&n, i) == NVFP4_STATUS_SUCCESS, "step %d: %s", i, nvfp4_last_error());
+    gpu_chain_end(c, what);
+    assert_x_is_the_recipes(&n, c->steps - 1, what);
+  }
+  nvfp4i_operand_destroy(&n.x);
+  free(n.want_data);
+  free(n.want_sf);
+  gpu_chain_destroy(c);
+}
+END_TEST
+
 /* The README's tuning recipe: NVFP4_FATBIN names one preprocessed .ptx (one kernel family, compiled by the
  * driver at load). The handle loads; GEMV runs from it and is right; grouped GEMM says NOT_SUPPORTED. */
 START_TEST(gemv_runs_from_an_image_of_its_own_family) {
@@ -175,6 +265,9 @@ Suite *gemv_gpu_suite(void) {
   tcase_add_test(usage, gemv_graph_replay_matches_direct_launch);
   tcase_add_test(usage, gemv_from_several_threads_on_one_handle);
   suite_add_tcase(s, usage);
+  TCase *chain = gpu_tcase("gemv chains under programmatic dependent launch", 300);
+  tcase_add_test(chain, a_chain_of_gemvs_on_the_x_the_kernel_before_quantized_matches_the_synchronised_chain);
+  suite_add_tcase(s, chain);
   /* tagged "image": loading an image of one family makes the library ask the driver for the kernels the image
    * lacks (CUDA_ERROR_NOT_FOUND, expected), which compute-sanitizer counts as API errors; its runs exclude it */
   TCase *image = gpu_tcase("gemv from an image of its own family", 120);

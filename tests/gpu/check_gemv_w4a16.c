@@ -2,11 +2,14 @@
  * MODE's GEMV shapes with f16 and bf16 x, tails in M, K of 1, 2, 3 and odd numbers of chunks, the largest K, both
  * scale layouts of A (garbage in BLOCKED padding), strided A and y, alpha, every output type, NaN scales, x off
  * its 16-byte alignment (the kernel's 2-byte staging) for every batch or only some, CUDA graph replay, failed
- * calls that write nothing, and an image of the W4A16 GEMV alone. Fresh data every run (x with zeros,
+ * calls that write nothing, a chain of dependent calls under programmatic dependent launch (gemv_chain.h),
+ * and an image of the W4A16 GEMV alone. Fresh data every run (x with zeros,
  * subnormals and garbage around and between its batches), outputs poisoned before every launch. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "format.h"
+#include "gemv_chain.h"
 #include "graph_replay.h"
 #include "handle.h"
 #include "suites.h"
@@ -200,6 +203,40 @@ START_TEST(a_rejected_gemv_w4a16_writes_no_output_byte) {
 }
 END_TEST
 
+/* Issue 13's chain: 100 W4A16 GEMVs with M = K, f16 x and y, each x the y of the call before, back to back
+ * under programmatic dependent launch with the weights-stable option off and then on, bit for bit the chain
+ * with a synchronise after every call, whose every step meets the reference. m = K = 4096: 256 CTAs of 16
+ * rows, whose ends are ragged, so a kernel that read x before the one before it ended would read poison
+ * (the unwritten slots are NaN) or a partial y. */
+static nvfp4_status w4a16_chain_step(const gpu_chain *c, int i) {
+  nvfp4_dense x = {(const void *)(uintptr_t)gpu_chain_slot(c, i), 1, c->m, 1, c->m, c->m, F16};
+  nvfp4_output y = {(void *)(uintptr_t)gpu_chain_slot(c, i + 1), 1, c->m, F16};
+  return nvfp4_gemv_w4a16(c->h, &c->a.dev, &x, &y, c->alpha[i], c->stream);
+}
+
+START_TEST(a_chain_of_dependent_w4a16_gemvs_matches_the_synchronised_chain) {
+  gpu_chain c;
+  gpu_chain_create(&c, gpu_quick() ? 1024 : 4096, gpu_quick() ? 12 : 100, BLK, gpu_seed(0x63686E31));
+  double *x = malloc(sizeof(double) * (size_t)c.m);
+  ck_assert_ptr_nonnull(x);
+  for (int i = 0; i < c.steps; i++) {
+    for (int64_t k = 0; k < c.m; k++) x[k] = nvfp4i_f16_value(c.want[(size_t)i * (size_t)c.m + (size_t)k]);
+    gpu_chain_reference(&c, i, x);
+    ck_assert_msg(w4a16_chain_step(&c, i) == NVFP4_STATUS_SUCCESS, "step %d: %s", i, nvfp4_last_error());
+    gpu_chain_check_step(&c, i, "w4a16 chain");
+  }
+  free(x);
+  for (int stable = 0; stable <= 1; stable++) {
+    ck_assert_int_eq(nvfp4_set_weights_stable(c.h, stable), NVFP4_STATUS_SUCCESS);
+    gpu_chain_begin(&c);
+    for (int i = 0; i < c.steps; i++)
+      ck_assert_msg(w4a16_chain_step(&c, i) == NVFP4_STATUS_SUCCESS, "step %d: %s", i, nvfp4_last_error());
+    gpu_chain_end(&c, stable ? "w4a16 chain back to back, weights stable" : "w4a16 chain back to back");
+  }
+  gpu_chain_destroy(&c);
+}
+END_TEST
+
 /* NVFP4_FATBIN naming the W4A16 GEMV's preprocessed .ptx alone (compiled by the driver at load): the handle
  * loads, the W4A16 GEMV runs from it and is right, the NVFP4 GEMV says NOT_SUPPORTED. */
 START_TEST(gemv_w4a16_runs_from_an_image_of_its_own_family) {
@@ -233,6 +270,9 @@ Suite *gemv_w4a16_gpu_suite(void) {
   tcase_add_test(usage, gemv_w4a16_graph_replay_matches_direct_launch);
   tcase_add_test(usage, a_rejected_gemv_w4a16_writes_no_output_byte);
   suite_add_tcase(s, usage);
+  TCase *chain = gpu_tcase("gemv w4a16 chains under programmatic dependent launch", 300);
+  tcase_add_test(chain, a_chain_of_dependent_w4a16_gemvs_matches_the_synchronised_chain);
+  suite_add_tcase(s, chain);
   /* tagged "image": the kernels the image lacks make the driver answer CUDA_ERROR_NOT_FOUND, which
    * compute-sanitizer counts as API errors; its runs exclude the tag */
   TCase *image = gpu_tcase("gemv w4a16 from an image of its own family", 120);

@@ -42,6 +42,8 @@ int main(void) {
                NVFP4_STATUS_INVALID_VALUE);
   ok &= expect("nvfp4_scales_relayout(NULL handle)", nvfp4_scales_relayout(NULL, &t, &t, (CUstream)0),
                NVFP4_STATUS_INVALID_VALUE);
+  ok &= expect("nvfp4_set_weights_stable(NULL handle)", nvfp4_set_weights_stable(NULL, 1),
+               NVFP4_STATUS_INVALID_VALUE);
   printf("every entry point: %s (nvfp4_create: %s)\n", ok ? "ok" : "FAILED", nvfp4_status_string(created));
   return ok ? 0 : 1;
 }

@@ -148,6 +148,82 @@ START_TEST(gemv_rejects_bad_arguments) {
 }
 END_TEST
 
+/* Programmatic dependent launch (issue 13). Every GEMV launch, of either entry and either family, sets it; the
+ * kernel's mode parameter (GEMV_P_WEIGHTS_STABLE) says whether it may load A before its wait: 0 unless the
+ * handle's weights-stable option is on. */
+enum { SPLIT_K = 6368 }; /* 199 chunks: no group width divides them, the equal-steps entry runs */
+
+static const unsigned char *assert_gemv_launch(const char *entry_prefix, uint32_t weights_stable, const char *what) {
+  const char *entry;
+  CUlaunchConfig config;
+  const unsigned char *p = fake_launch(fake_launches() - 1, &entry, &config);
+  ck_assert_msg(strncmp(entry, entry_prefix, strlen(entry_prefix)) == 0, "%s: entry %s", what, entry);
+  assert_launched_early(&config, 1, what);
+  ck_assert_msg(param_u32(p, GEMV_P_WEIGHTS_STABLE) == weights_stable, "%s: weights_stable %u, expected %u", what,
+                param_u32(p, GEMV_P_WEIGHTS_STABLE), weights_stable);
+  return p;
+}
+
+/* One call of each: nvfp4_gemv on its plain and its equal-steps entry, nvfp4_gemv_w4a16 on its plain entry. */
+static void assert_gemvs_launch(uint32_t weights_stable) {
+  gemv_args g = valid_gemv();
+  ck_assert_msg(call_gemv(&g) == NVFP4_STATUS_SUCCESS, "%s", nvfp4_last_error());
+  assert_gemv_launch(NVFP4I_STRINGIFY(GEMV_ENTRY_PLAIN), weights_stable, "nvfp4_gemv");
+  g.a.k = g.x.k = SPLIT_K;
+  g.a.ld = g.a.batch_stride = g.x.ld = g.x.batch_stride = SPLIT_K / 2;
+  g.a.sf_ld = g.a.sf_batch_stride = g.x.sf_ld = g.x.sf_batch_stride = SPLIT_K / 16;
+  g.a.rows = 1;
+  ck_assert_msg(call_gemv(&g) == NVFP4_STATUS_SUCCESS, "%s", nvfp4_last_error());
+  assert_gemv_launch(NVFP4I_STRINGIFY(GEMV_ENTRY_EQUAL_STEPS), weights_stable, "nvfp4_gemv, 199 chunks");
+  g = valid_gemv();
+  nvfp4_dense x = {fake_x, 1, K, L, K, K, NVFP4_DTYPE_BF16};
+  ck_assert_msg(nvfp4_gemv_w4a16(fake_handle, &g.a, &x, &g.y, 1.0f, NULL) == NVFP4_STATUS_SUCCESS, "%s",
+                nvfp4_last_error());
+  assert_gemv_launch(NVFP4I_STRINGIFY(GEMV_W4A16_ENTRY_PLAIN), weights_stable, "nvfp4_gemv_w4a16");
+}
+
+START_TEST(gemv_launches_early_and_waits_for_its_weights_by_default) {
+  assert_gemvs_launch(0);
+  ck_assert_int_eq(fake_launches(), 3);
+}
+END_TEST
+
+START_TEST(weights_stable_lets_every_gemv_load_its_weights_before_the_wait_until_turned_off) {
+  ck_assert_int_eq(nvfp4_set_weights_stable(fake_handle, 1), NVFP4_STATUS_SUCCESS);
+  assert_gemvs_launch(1);
+  ck_assert_int_eq(nvfp4_set_weights_stable(fake_handle, 1), NVFP4_STATUS_SUCCESS); /* idempotent */
+  assert_gemvs_launch(1);
+  ck_assert_int_eq(nvfp4_set_weights_stable(fake_handle, 0), NVFP4_STATUS_SUCCESS);
+  assert_gemvs_launch(0);
+  ck_assert_int_eq(fake_launches(), 9);
+}
+END_TEST
+
+/* Refused with the argument named, nothing launched, the option as it was. */
+START_TEST(set_weights_stable_validates_its_arguments) {
+  assert_rejected("NULL handle", nvfp4_set_weights_stable(NULL, 1), NVFP4_STATUS_INVALID_VALUE, "h is NULL");
+  ck_assert_int_eq(nvfp4_set_weights_stable(fake_handle, 1), NVFP4_STATUS_SUCCESS);
+  ck_assert_str_eq(nvfp4_last_error(), "");
+  assert_rejected("enable 2", nvfp4_set_weights_stable(fake_handle, 2), NVFP4_STATUS_INVALID_VALUE,
+                  "enable = 2: must be 0 or 1");
+  assert_rejected("enable -1", nvfp4_set_weights_stable(fake_handle, -1), NVFP4_STATUS_INVALID_VALUE,
+                  "enable = -1: must be 0 or 1");
+  gemv_args g = valid_gemv();
+  ck_assert_msg(call_gemv(&g) == NVFP4_STATUS_SUCCESS, "%s", nvfp4_last_error());
+  assert_gemv_launch(NVFP4I_STRINGIFY(GEMV_ENTRY_PLAIN), 1, "nvfp4_gemv after rejected sets");
+}
+END_TEST
+
+/* Every bad GEMV call is still refused, with nothing launched, when the option is on. */
+START_TEST(gemv_rejects_bad_arguments_with_weights_stable_on) {
+  const gemv_case *c = &gemv_cases[_i];
+  ck_assert_int_eq(nvfp4_set_weights_stable(fake_handle, 1), NVFP4_STATUS_SUCCESS);
+  gemv_args g = valid_gemv();
+  c->edit(&g);
+  assert_rejected(c->what, call_gemv(&g), c->expected, c->message);
+}
+END_TEST
+
 /* Grouped GEMM: three groups, the middle one broken in one field at a time. */
 enum { G = 3 };
 typedef struct grouped_args {
@@ -384,6 +460,14 @@ Suite *api_suite(void) {
   tcase_add_test(gemv, gemv_launches_once_for_valid_arguments);
   tcase_add_loop_test(gemv, gemv_rejects_bad_arguments, 0, (int)(sizeof gemv_cases / sizeof gemv_cases[0]));
   suite_add_tcase(s, gemv);
+  TCase *early = tcase_create("gemv programmatic dependent launch and the weights-stable option");
+  tcase_add_checked_fixture(early, create_fake_handle, destroy_fake_handle);
+  tcase_add_test(early, gemv_launches_early_and_waits_for_its_weights_by_default);
+  tcase_add_test(early, weights_stable_lets_every_gemv_load_its_weights_before_the_wait_until_turned_off);
+  tcase_add_test(early, set_weights_stable_validates_its_arguments);
+  tcase_add_loop_test(early, gemv_rejects_bad_arguments_with_weights_stable_on, 0,
+                      (int)(sizeof gemv_cases / sizeof gemv_cases[0]));
+  suite_add_tcase(s, early);
   TCase *grouped = tcase_create("grouped gemm validation");
   tcase_add_checked_fixture(grouped, create_fake_handle, destroy_fake_handle);
   tcase_add_test(grouped, grouped_gemm_launches_for_valid_arguments);

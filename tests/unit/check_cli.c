@@ -146,6 +146,7 @@ static const cli_case usage_cases[] = {
     {ARGS("bench", "dequantize", "--dtype", "int4"), "--dtype: 'int4'"},
     {ARGS("bench", "dequantize", "--n", "64"), "unrecognized option '--n'"},
     {ARGS("bench", "gemv", "--dtype", "f32"), "unrecognized option '--dtype'"},
+    {ARGS("bench", "grouped-gemm", "--weights-stable"), "unrecognized option '--weights-stable'"},
     {ARGS("verify", "quantize", "--m", "0"), "--m: '0' is not an integer in [1,"},
     {ARGS("verify", "quantize", "--dtype", "f8"), "--dtype: 'f8'"},
     {ARGS("verify", "quantize", "--scale", "x"), "--scale: 'x'"},
@@ -246,6 +247,10 @@ START_TEST(bench_takes_shapes_of_ones_own_on_the_fake_driver) {
   run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "gemv", "--m", "64", "--k", "256", "--l", "3", "--act",
                                                      "bf16", "--iters", "2", "--sets", "2"), &r);
   assert_run(&r, 0, "custom bf16      64    256   3", "bench gemv --act bf16");
+  ck_assert_msg(strstr(r.output, "weights stable: off") != NULL, "no 'weights stable: off' line:\n%s", r.output);
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "gemv", "--m", "64", "--k", "256", "--weights-stable",
+                                                     "--iters", "2", "--sets", "2"), &r);
+  assert_run(&r, 0, "weights stable: on", "bench gemv --weights-stable");
   run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "grouped-gemm", "--m", "0,7,33", "--n", "64", "--k",
                                                      "256", "--iters", "2", "--sets", "2"), &r);
   assert_run(&r, 0, "custom nvfp4 3   0,7,33", "bench grouped-gemm");

@@ -112,6 +112,10 @@ START_TEST(quantize_launches_once_for_valid_arguments) {
     qnt_args q = valid_args();
     q.in.dtype = (nvfp4_dtype)dtype;
     ck_assert_msg(call(&q) == NVFP4_STATUS_SUCCESS, "dtype %d: %s", dtype, nvfp4_last_error());
+    CUlaunchConfig config;
+    fake_last_launch(&config);
+    /* programmatic dependent launch: the kernel waits for the one before it before its first load */
+    assert_launched_early(&config, 1, "nvfp4_quantize");
   }
   ck_assert_int_eq(fake_launches(), 3);
 }

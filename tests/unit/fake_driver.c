@@ -60,6 +60,16 @@ uint64_t desc_u64(const unsigned char *block, int group, int field) {
   return param_u64(block, GG_P_DESCS + group * GG_DESC_BYTES + field);
 }
 
+void assert_launched_early(const CUlaunchConfig *config, int early, const char *what) {
+  ck_assert_msg(config->numAttrs == (early ? 1u : 0u), "%s: %u launch attributes, expected %d", what,
+                config->numAttrs, early);
+  if (!early) return;
+  ck_assert_msg(config->attrs[0].id == CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+                "%s: launch attribute %d, not programmatic stream serialization", what, (int)config->attrs[0].id);
+  ck_assert_msg(config->attrs[0].value.programmaticStreamSerializationAllowed == 1,
+                "%s: programmatic stream serialization not allowed", what);
+}
+
 void assert_rejected(const char *what, nvfp4_status status, nvfp4_status expected, const char *message) {
   ck_assert_msg(status == expected, "%s: status %d (%s), expected %d", what, status, nvfp4_last_error(), expected);
   ck_assert_msg(strstr(nvfp4_last_error(), message) != NULL, "%s: message '%s' lacks '%s'", what,

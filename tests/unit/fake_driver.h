@@ -33,6 +33,10 @@ uint64_t param_u64(const unsigned char *block, int offset);
 uint32_t desc_u32(const unsigned char *block, int group, int field);
 uint64_t desc_u64(const unsigned char *block, int group, int field);
 
+/* Fails the current test unless the launch set programmatic dependent launch (early = 1: exactly the one
+ * attribute CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION, allowed) or no attribute (early = 0). */
+void assert_launched_early(const CUlaunchConfig *config, int early, const char *what);
+
 /* A call the API must refuse: its status is `expected`, nvfp4_last_error() holds `message` (which names the
  * field), and nothing was launched. */
 void assert_rejected(const char *what, nvfp4_status status, nvfp4_status expected, const char *message);
