@@ -41,7 +41,8 @@ typedef enum nvfp4i_path { NVFP4I_PATH_SM90A, NVFP4I_PATH_PORTABLE, NVFP4I_PATH_
     DEQ_THREADS, DEQ_MAX_DYNAMIC_SMEM)                                                                    \
   X(NVFP4I_KERNEL_GROUPED_DEQUANTIZE, "grouped dequantize", NVFP4I_NAME(GDQ_ENTRY),                       \
     NVFP4I_NAME(GDQ_SM80_ENTRY), DEQ_THREADS, DEQ_MAX_DYNAMIC_SMEM)                                       \
-  X(NVFP4I_KERNEL_QUANTIZE, "quantize", NVFP4I_NAME(QNT_ENTRY), NVFP4I_NONE, QNT_THREADS, 0)              \
+  X(NVFP4I_KERNEL_QUANTIZE, "quantize", NVFP4I_NAME(QNT_ENTRY), NVFP4I_NAME(QNT_SM80_ENTRY), QNT_THREADS, \
+    0)                                                                                                    \
   X(NVFP4I_KERNEL_SCALES_RELAYOUT, "scale relayout", NVFP4I_NAME(RLY_ENTRY), NVFP4I_NAME(RLY_SM80_ENTRY), \
     RLY_THREADS, 0)
 

@@ -53,10 +53,15 @@ _Static_assert(RLY_PARAM_BYTES <= GG_PARAM_BYTES, "kept[].params holds the scale
 static size_t kept_param_bytes(const char *entry) {
   if (strncmp(entry, "nvfp4_gemv_", strlen("nvfp4_gemv_")) == 0) return GEMV_PARAM_BYTES;
   if (strncmp(entry, "nvfp4_grouped_gemm_", strlen("nvfp4_grouped_gemm_")) == 0) return GG_PARAM_BYTES;
-  if (strcmp(entry, NVFP4_FAKE_STRINGIFY(DEQ_ENTRY)) == 0) return DEQ_PARAM_BYTES;
-  if (strcmp(entry, NVFP4_FAKE_STRINGIFY(GDQ_ENTRY)) == 0) return GDQ_PARAM_BYTES;
-  if (strcmp(entry, NVFP4_FAKE_STRINGIFY(QNT_ENTRY)) == 0) return QNT_PARAM_BYTES;
-  if (strcmp(entry, NVFP4_FAKE_STRINGIFY(RLY_ENTRY)) == 0) return RLY_PARAM_BYTES;
+  /* each on both kernel paths: the sm_90a entry and the portable one take the same block */
+  if (!strcmp(entry, NVFP4_FAKE_STRINGIFY(DEQ_ENTRY)) || !strcmp(entry, NVFP4_FAKE_STRINGIFY(DEQ_SM80_ENTRY)))
+    return DEQ_PARAM_BYTES;
+  if (!strcmp(entry, NVFP4_FAKE_STRINGIFY(GDQ_ENTRY)) || !strcmp(entry, NVFP4_FAKE_STRINGIFY(GDQ_SM80_ENTRY)))
+    return GDQ_PARAM_BYTES;
+  if (!strcmp(entry, NVFP4_FAKE_STRINGIFY(QNT_ENTRY)) || !strcmp(entry, NVFP4_FAKE_STRINGIFY(QNT_SM80_ENTRY)))
+    return QNT_PARAM_BYTES;
+  if (!strcmp(entry, NVFP4_FAKE_STRINGIFY(RLY_ENTRY)) || !strcmp(entry, NVFP4_FAKE_STRINGIFY(RLY_SM80_ENTRY)))
+    return RLY_PARAM_BYTES;
   return 0;
 }
 
