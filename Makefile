@@ -70,9 +70,12 @@ $(PTX_LINES): gen/ptx_lines.c | $(BUILD)/gen
 	$(call say,CC,$@)
 	$(Q)$(CC) -std=c11 -Wall -Wextra -O2 -o $@ $<
 
-$(BUILD)/ptx/%.ptx: ptx/%.ptx $(PTX_LINES) | $(BUILD)/ptx/sm90a
+# A source takes its directives and target-specific macros from <target.inc>, which -I finds in its folder:
+# ptx/sm80/ files that include a ptx/sm90a/ kernel source get ptx/sm80/target.inc.
+$(BUILD)/ptx/%.ptx: ptx/%.ptx $(PTX_LINES) | $(BUILD)/ptx/sm90a $(BUILD)/ptx/sm80
 	$(call say,CPP,$@)
-	$(Q)$(CPP) -MMD -MP -MT $@ -MF $(@:.ptx=.d) $< -o $@.cpp && $(PTX_LINES) < $@.cpp > $@ && rm -f $@.cpp
+	$(Q)$(CPP) -Iptx/$(call target_of,$*) -MMD -MP -MT $@ -MF $(@:.ptx=.d) $< -o $@.cpp && \
+	  $(PTX_LINES) < $@.cpp > $@ && rm -f $@.cpp
 
 # ptxas -v notes (registers, spills, shared memory) and warnings go to the build log and next to the cubin.
 $(BUILD)/cubin/%.cubin: $(BUILD)/ptx/%.ptx | $(BUILD)/cubin/sm90a
@@ -104,13 +107,44 @@ $(PROBE_FATBIN): $(PROBE_LINKED)
 	$(call say,FATBIN,$@)
 	$(Q)$(FATBINARY) --create=$@ -64 $(call fatbin_images,probes-)
 
+# --- the portable image: ptx/sm80/*.ptx (.target sm_80: no wgmma, TMA, setmaxnreg, clusters or
+# griddepcontrol), a fatbin of its own, which the host loads on every GPU but sm_90 (and on sm_90 with
+# NVFP4_FORCE_PORTABLE=1). It holds cubins for PORTABLE_ARCHS (sm_80 code runs on 8.0-8.9; sm_86 and sm_89 get
+# code scheduled for them) and the PTX, which the driver JIT-compiles where no cubin fits: sm_90 (forced),
+# sm_100, sm_120. The driver takes one image per module, so the PTX is one module: the target's files, each
+# cpp'd into build/ptx/sm80/ like any other, joined under one set of directives (their first file's; the
+# others' .version / .target / .address_size lines dropped). ptxas makes every cubin from that one module
+# (whole program: no link step), and assembles it for PORTABLE_JIT_ARCHS too, unembedded, as the nearest
+# check here that the driver will accept it on those GPUs (make check runs it).
+PORTABLE_SRC := $(wildcard ptx/sm80/*.ptx)
+PORTABLE_PTX := $(BUILD)/ptx/portable.ptx
+PORTABLE_ARCHS := sm_80 sm_86 sm_89
+PORTABLE_JIT_ARCHS := sm_90 sm_100 sm_120
+PORTABLE_CUBINS := $(PORTABLE_ARCHS:%=$(BUILD)/cubin/portable-%.cubin)
+PORTABLE_JIT_CHECKS := $(PORTABLE_JIT_ARCHS:%=$(BUILD)/cubin/portable-%.cubin)
+PORTABLE_FATBIN := $(BUILD)/nvfp4_portable.fatbin
+
+$(PORTABLE_PTX): $(PORTABLE_SRC:ptx/%.ptx=$(BUILD)/ptx/%.ptx)
+	$(call say,JOIN,$@)
+	$(Q)awk 'FNR == 1 { file++ } file > 1 && /^\.(version|target|address_size) / { next } { print }' $^ > $@
+
+$(BUILD)/cubin/portable-%.cubin: $(PORTABLE_PTX) | $(BUILD)/cubin
+	$(call say,PTXAS,$@)
+	$(Q)$(PTXAS) -arch=$* -v $< -o $@ 2> $(@:.cubin=.ptxas.txt); \
+	  status=$$?; sed 's/^/            /' $(@:.cubin=.ptxas.txt); exit $$status
+
+$(PORTABLE_FATBIN): $(PORTABLE_CUBINS) $(PORTABLE_PTX)
+	$(call say,FATBIN,$@)
+	$(Q)$(FATBINARY) --create=$@ -64 $(foreach a,$(PORTABLE_ARCHS),--image3=kind=elf,sm=$(a:sm_%=%),file=$(BUILD)/cubin/portable-$(a).cubin) \
+	  --image3=kind=ptx,sm=80,file=$(PORTABLE_PTX)
+
 # --- libnvfp4
 # The folders are the lists: host/ is libnvfp4; host/tools/ what is not (the float64 reference, test data,
 # verification and benchmarks, which the tests share with the nvfp4 command, and the command itself).
 LIB_SRC := $(wildcard host/*.c)
 CLI_SRC := $(wildcard host/tools/cli*.c)
 TOOLS_SRC := $(filter-out $(CLI_SRC),$(wildcard host/tools/*.c))
-LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/embed_fatbin.o
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/embed_fatbin.o $(BUILD)/obj/gen/embed_portable.o
 TOOLS_OBJ := $(TOOLS_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/embed_probes.o
 STATIC_LIB := $(BUILD)/lib/libnvfp4.a
 SHARED_LIB := $(BUILD)/lib/libnvfp4.so.$(VERSION)
@@ -124,6 +158,10 @@ $(BUILD)/obj/%.o: %.c | $(BUILD)/obj/host/tools $(BUILD)/obj/tests/unit $(BUILD)
 $(BUILD)/obj/gen/embed_fatbin.o: gen/embed_fatbin.S $(FATBIN) | $(BUILD)/obj/gen
 	$(call say,EMBED,$@)
 	$(Q)$(CC) -c -DFATBIN_PATH=$(FATBIN) -DFATBIN_SYMBOL=nvfp4i_fatbin $< -o $@
+
+$(BUILD)/obj/gen/embed_portable.o: gen/embed_fatbin.S $(PORTABLE_FATBIN) | $(BUILD)/obj/gen
+	$(call say,EMBED,$@)
+	$(Q)$(CC) -c -DFATBIN_PATH=$(PORTABLE_FATBIN) -DFATBIN_SYMBOL=nvfp4i_portable_fatbin $< -o $@
 
 $(BUILD)/obj/gen/embed_probes.o: gen/embed_fatbin.S $(PROBE_FATBIN) | $(BUILD)/obj/gen
 	$(call say,EMBED,$@)
@@ -198,7 +236,7 @@ examples: $(EXAMPLES)
 all: $(STATIC_LIB) $(SHARED_LIB) $(CLI) $(BUILD)/nvfp4.pc
 tests: $(UNIT_TESTS) $(GPU_TESTS) $(FAKE_LIBCUDA)
 
-check: all $(UNIT_TESTS) $(GPU_TESTS) $(FAKE_LIBCUDA)
+check: all $(UNIT_TESTS) $(GPU_TESTS) $(FAKE_LIBCUDA) $(PORTABLE_JIT_CHECKS)
 	$(Q)NVFP4_TEST_BUILD=$(BUILD) $(UNIT_TESTS)
 
 check-gpu: all $(GPU_TESTS)
@@ -222,7 +260,8 @@ uninstall:
 clean:
 	rm -rf $(BUILD)
 
-DIRS := $(BUILD) $(BUILD)/gen $(BUILD)/ptx/sm90a $(BUILD)/cubin/sm90a $(BUILD)/obj/host/tools $(BUILD)/obj/gen \
+DIRS := $(BUILD) $(BUILD)/gen $(BUILD)/ptx/sm90a $(BUILD)/ptx/sm80 $(BUILD)/cubin $(BUILD)/cubin/sm90a \
+        $(BUILD)/obj/host/tools $(BUILD)/obj/gen \
         $(BUILD)/obj/tests/unit $(BUILD)/obj/tests/gpu $(BUILD)/lib $(BUILD)/bin $(BUILD)/tests $(BUILD)/examples
 $(DIRS):
 	$(Q)mkdir -p $@

@@ -13,10 +13,7 @@
 #include "launch.h"
 #include "validate.h"
 
-enum {
-  DEQ_SM_SMEM = 228 * 1024,   /* shared memory of an sm_90 multiprocessor */
-  DEQ_SMEM_RESERVE = 1024,    /* the driver's reserve per CTA */
-};
+enum { DEQ_SMEM_RESERVE = 1024 }; /* the driver's reserve per CTA */
 
 /* The kernel's parameter block (dequantize_layout.h), passed as one .param array. */
 typedef struct deq_params {
@@ -117,7 +114,7 @@ static int rows_16_byte_aligned(const void *out, int64_t rows, int64_t ld_bytes,
 /* CTAs of kernel id that stay resident on the device: registers and the warps' staging areas (smem bytes a
  * CTA) permitting, at least one per SM. */
 static uint64_t resident_ctas(const nvfp4_handle *h, nvfp4i_kernel_id id, uint32_t smem) {
-  uint32_t ctas_per_sm = DEQ_SM_SMEM / (smem + DEQ_SMEM_RESERVE);
+  uint32_t ctas_per_sm = (uint32_t)h->smem_per_sm / (smem + DEQ_SMEM_RESERVE);
   uint32_t blocks_per_sm = (uint32_t)h->kernels[id].blocks_per_sm;
   if (ctas_per_sm > blocks_per_sm) ctas_per_sm = blocks_per_sm;
   if (ctas_per_sm < 1) ctas_per_sm = 1;

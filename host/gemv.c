@@ -13,7 +13,6 @@
 
 enum {
   GEMV_MAX_LANES_LOG2 = GEMV_THREADS_LOG2, /* a group of threads sharing 4 rows spans at most the whole CTA */
-  GEMV_SM_SMEM = 228 * 1024,               /* shared memory of an sm_90 multiprocessor */
   GEMV_MAX_BATCH = 65535,                  /* grid.y */
 };
 
@@ -84,10 +83,20 @@ static nvfp4_status check_pointers(const nvfp4_handle *h, const void *a, const v
   return NVFP4_STATUS_SUCCESS;
 }
 
+/* The shared memory x may take: what the family's kernels may be launched with on this device (227 KB less
+ * their static on sm_90, less on others), or the layout's bound where the handle lacks them (the launch then
+ * says so). */
+static int64_t x_smem_limit(const nvfp4_handle *h, const gemv_family *f) {
+  const nvfp4i_kernel *plain = &h->kernels[f->plain], *equal_steps = &h->kernels[f->equal_steps];
+  if (plain->fn == NULL || equal_steps->fn == NULL) return GEMV_MAX_DYNAMIC_SMEM;
+  return plain->max_dynamic_smem < equal_steps->max_dynamic_smem ? plain->max_dynamic_smem
+                                                                 : equal_steps->max_dynamic_smem;
+}
+
 /* What both GEMVs ask once a and x passed their own checks: x one row of a's K per batch of a, y a->rows x 1 per
  * batch, x in the family's shared memory, the batches in the grid, a's 16-byte loads. */
-static nvfp4_status check_shape(const nvfp4_tensor *a, int64_t x_rows, int64_t x_k, int64_t x_batch,
-                                const nvfp4_output *y, const gemv_family *f) {
+static nvfp4_status check_shape(const nvfp4_handle *h, const nvfp4_tensor *a, int64_t x_rows, int64_t x_k,
+                                int64_t x_batch, const nvfp4_output *y, const gemv_family *f) {
   const nvfp4_status bad = NVFP4_STATUS_INVALID_VALUE;
   if (x_rows != 1) return nvfp4i_fail(bad, "x.rows = %lld: must be 1", (long long)x_rows);
   if (x_k != a->k) return nvfp4i_fail(bad, "x.k = %lld: must equal a.k = %lld", (long long)x_k, (long long)a->k);
@@ -95,9 +104,10 @@ static nvfp4_status check_shape(const nvfp4_tensor *a, int64_t x_rows, int64_t x
     return nvfp4i_fail(bad, "x.batch = %lld: must equal a.batch = %lld", (long long)x_batch, (long long)a->batch);
   nvfp4_status status = nvfp4i_validate_output("y", y, a->rows, 1, a->batch);
   if (status != NVFP4_STATUS_SUCCESS) return status;
-  if (a->k / 32 * f->smem_per_chunk > GEMV_MAX_DYNAMIC_SMEM)
-    return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "a.k = %lld: GEMV holds x in shared memory, K <= %d",
-                       (long long)a->k, GEMV_MAX_DYNAMIC_SMEM / f->smem_per_chunk * 32);
+  int64_t smem_limit = x_smem_limit(h, f);
+  if (a->k / 32 * f->smem_per_chunk > smem_limit)
+    return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "a.k = %lld: GEMV holds x in shared memory, K <= %lld on this GPU",
+                       (long long)a->k, (long long)(smem_limit / f->smem_per_chunk * 32));
   if (a->batch > GEMV_MAX_BATCH)
     return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "a.batch = %lld: at most %d batches per call",
                        (long long)a->batch, GEMV_MAX_BATCH);
@@ -109,7 +119,7 @@ static nvfp4_status validate(const nvfp4_handle *h, const nvfp4_tensor *a, const
   nvfp4_status status = check_pointers(h, a, x, y);
   if (status == NVFP4_STATUS_SUCCESS) status = nvfp4i_validate_tensor("a", a, 1);
   if (status == NVFP4_STATUS_SUCCESS) status = nvfp4i_validate_tensor("x", x, 1);
-  if (status == NVFP4_STATUS_SUCCESS) status = check_shape(a, x->rows, x->k, x->batch, y, &nvfp4_x);
+  if (status == NVFP4_STATUS_SUCCESS) status = check_shape(h, a, x->rows, x->k, x->batch, y, &nvfp4_x);
   if (status == NVFP4_STATUS_SUCCESS) status = nvfp4i_validate_vector_alignment("x", x);
   return status;
 }
@@ -120,7 +130,7 @@ static nvfp4_status validate_w4a16(const nvfp4_handle *h, const nvfp4_tensor *a,
   nvfp4_status status = check_pointers(h, a, x, y);
   if (status == NVFP4_STATUS_SUCCESS) status = nvfp4i_validate_tensor("a", a, 1);
   if (status == NVFP4_STATUS_SUCCESS) status = nvfp4i_validate_dense("x", x, 1);
-  if (status == NVFP4_STATUS_SUCCESS) status = check_shape(a, x->rows, x->k, x->batch, y, &dense_x);
+  if (status == NVFP4_STATUS_SUCCESS) status = check_shape(h, a, x->rows, x->k, x->batch, y, &dense_x);
   return status;
 }
 
@@ -180,7 +190,7 @@ static nvfp4_status launch_gemv(nvfp4_handle *h, const gemv_family *f, const nvf
    * SM gets the same work to within one quad per CTA. */
   uint32_t chunks_per_row = p->chunks_per_row;
   uint32_t smem = chunks_per_row * f->smem_per_chunk;
-  uint32_t ctas_per_sm = GEMV_SM_SMEM / (smem + 1024); /* 1 KB per CTA is the driver's reserve */
+  uint32_t ctas_per_sm = (uint32_t)h->smem_per_sm / (smem + 1024); /* 1 KB per CTA is the driver's reserve */
   /* registers permitting: a family's two entries' fit is taken alike (NVFP4: 125 and 128 registers, 2 CTAs
    * each), so the launch shape does not depend on which of them runs it */
   uint32_t blocks_per_sm = (uint32_t)h->kernels[f->plain].blocks_per_sm;

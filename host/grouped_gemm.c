@@ -623,13 +623,13 @@ static nvfp4_status grouped_call(nvfp4_handle *h, gg_call *call, CUstream stream
   uint64_t work = 0;
   for (int g = 0; g < groups; g++) work += has_work(call, g);
   if (work == 0) return NVFP4_STATUS_SUCCESS;
-  if (call->dual && (!has_scratch(h) || h->kernels[NVFP4I_KERNEL_GROUPED_FINISH].fn == NULL))
+  if (call->dual && !has_scratch(h))
     return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED,
-                       "the dual GEMM needs scratch from a memory pool (this device has none) and the entry %s",
-                       nvfp4i_kernel_name(NVFP4I_KERNEL_GROUPED_FINISH));
+                       "the dual GEMM needs scratch from a memory pool, and this device has none");
+  nvfp4_status status = call->dual ? nvfp4i_check_kernel(h, NVFP4I_KERNEL_GROUPED_FINISH) : NVFP4_STATUS_SUCCESS;
+  if (status != NVFP4_STATUS_SUCCESS) return status;
   int may_split = has_scratch(h) && h->kernels[NVFP4I_KERNEL_GROUPED_FINISH].fn != NULL;
   plan_call(call, h->sm_count, may_split, h->split_k);
-  nvfp4_status status = NVFP4_STATUS_SUCCESS;
   for (int p = 0; p < (call->dense != NULL ? 2 : 1) && status == NVFP4_STATUS_SUCCESS; p++) {
     call->act_dtype = p == 0 ? NVFP4_DTYPE_F16 : NVFP4_DTYPE_BF16;
     status = check_launches(h, call);

@@ -55,6 +55,10 @@ static nvfp4_status read_device_attributes(nvfp4_handle *h) {
                status, out);
   NVFP4_CU_TRY(cu->cuDeviceGetAttribute(&h->sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, h->device),
                status, out);
+  NVFP4_CU_TRY(cu->cuDeviceGetAttribute(&h->smem_per_sm, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR,
+                                        h->device), status, out);
+  NVFP4_CU_TRY(cu->cuDeviceGetAttribute(&h->smem_per_block, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                                        h->device), status, out);
 out:
   return status;
 }

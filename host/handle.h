@@ -8,7 +8,8 @@
 #include "kernels.h"
 
 typedef struct nvfp4i_kernel {
-  CUfunction fn;      /* NULL: the image has no such entry */
+  CUfunction fn;      /* NULL: the image (or the path) has no such entry */
+  int max_dynamic_smem; /* bytes it may be launched with: the table's, within what the device allows a block */
   int registers;      /* per thread, as loaded */
   int local_bytes;    /* per thread; non-zero means spills */
   int static_smem;    /* bytes */
@@ -21,6 +22,14 @@ struct nvfp4_handle {
   int retained_primary; /* ctx is device 0's primary context, retained by nvfp4_create */
   int sm_count;
   int cc_major, cc_minor;
+  int smem_per_sm;        /* shared memory of a multiprocessor, bytes */
+  int smem_per_block;     /* the most a block may opt into, bytes */
+  /* The kernels it runs: sm_90a's on compute capability 9.0, the portable ones on every other GPU and, with
+   * NVFP4_FORCE_PORTABLE=1 at nvfp4_create, on 9.0 too (module.c) */
+  nvfp4i_path path;
+  int forced_portable;    /* NVFP4_FORCE_PORTABLE=1 chose the portable path on a GPU that has sm_90a's */
+  int jit;                /* the driver compiled the image's PTX at load (no cubin of it fits this GPU) */
+  double module_load_ms;  /* cuModuleLoadData's time, JIT included (the driver caches JIT results on disk) */
   char image_source[256]; /* "embedded" or the NVFP4_FATBIN path */
   CUmodule module;
   nvfp4i_kernel kernels[NVFP4I_KERNEL_COUNT];

@@ -1,5 +1,7 @@
-/* The kernel table: the library's entry points, by the name the PTX declares. An image may lack some (an
- * NVFP4_FATBIN of one kernel family): an operation whose kernel is missing returns NOT_SUPPORTED. */
+/* The kernel table: the library's entry points, by the name the PTX declares, for each kernel path. A handle
+ * runs one path (handle.h: sm_90a on compute capability 9.0, the portable one elsewhere or when forced), and
+ * the path may lack a kernel (no portable kernel written yet, or an NVFP4_FATBIN of one kernel family): an
+ * operation whose kernel is missing returns NOT_SUPPORTED, saying so, and launches nothing. */
 #ifndef NVFP4_HOST_KERNELS_H
 #define NVFP4_HOST_KERNELS_H
 
@@ -12,35 +14,55 @@
 
 #define NVFP4I_STRINGIFY2(x) #x
 #define NVFP4I_STRINGIFY(x) NVFP4I_STRINGIFY2(x) /* a layout header's entry name as a C string */
+#define NVFP4I_NAME(x) NVFP4I_STRINGIFY(x)
+#define NVFP4I_NONE NULL /* the path has no such kernel yet */
 
-/* X(id, PTX entry name, threads per CTA it is launched with, largest dynamic shared memory it takes) */
+/* The kernel paths, each an image of its own (host/module.c): sm_90a's, and the portable one (ptx/sm80:
+ * cubins for sm_80, sm_86, sm_89 and PTX that the driver JIT-compiles on newer GPUs). */
+typedef enum nvfp4i_path { NVFP4I_PATH_SM90A, NVFP4I_PATH_PORTABLE, NVFP4I_PATH_COUNT } nvfp4i_path;
+
+/* X(id, what it computes, sm_90a entry, portable entry or NVFP4I_NONE, threads per CTA it is launched with,
+ * largest dynamic shared memory it takes) */
 #define NVFP4_KERNEL_LIST(X)                                                                              \
-  X(NVFP4I_KERNEL_GEMV, NVFP4I_STRINGIFY(GEMV_ENTRY_PLAIN), GEMV_THREADS, GEMV_MAX_DYNAMIC_SMEM)          \
-  X(NVFP4I_KERNEL_GEMV_EQUAL_STEPS, NVFP4I_STRINGIFY(GEMV_ENTRY_EQUAL_STEPS), GEMV_THREADS,               \
-    GEMV_MAX_DYNAMIC_SMEM)                                                                                \
-  X(NVFP4I_KERNEL_GEMV_W4A16, NVFP4I_STRINGIFY(GEMV_W4A16_ENTRY_PLAIN), GEMV_THREADS,                     \
-    GEMV_MAX_DYNAMIC_SMEM)                                                                                \
-  X(NVFP4I_KERNEL_GEMV_W4A16_EQUAL_STEPS, NVFP4I_STRINGIFY(GEMV_W4A16_ENTRY_EQUAL_STEPS), GEMV_THREADS,   \
-    GEMV_MAX_DYNAMIC_SMEM)                                                                                \
-  X(NVFP4I_KERNEL_GROUPED_GEMM, "nvfp4_grouped_gemm_sm90a", GG_THREADS, GG_SMEM_LIMIT)                    \
-  X(NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16, "nvfp4_grouped_gemm_w4a16_f16_sm90a", GG_THREADS,               \
-    GG_SMEM_LIMIT)                                                                                        \
-  X(NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16, "nvfp4_grouped_gemm_w4a16_bf16_sm90a", GG_THREADS,             \
-    GG_SMEM_LIMIT)                                                                                        \
-  X(NVFP4I_KERNEL_GROUPED_FINISH, NVFP4I_STRINGIFY(GF_ENTRY), GF_THREADS, 0)                              \
-  X(NVFP4I_KERNEL_DEQUANTIZE, NVFP4I_STRINGIFY(DEQ_ENTRY), DEQ_THREADS, DEQ_MAX_DYNAMIC_SMEM)            \
-  X(NVFP4I_KERNEL_GROUPED_DEQUANTIZE, NVFP4I_STRINGIFY(GDQ_ENTRY), DEQ_THREADS, DEQ_MAX_DYNAMIC_SMEM)    \
-  X(NVFP4I_KERNEL_QUANTIZE, NVFP4I_STRINGIFY(QNT_ENTRY), QNT_THREADS, 0)                                 \
-  X(NVFP4I_KERNEL_SCALES_RELAYOUT, NVFP4I_STRINGIFY(RLY_ENTRY), RLY_THREADS, 0)
+  X(NVFP4I_KERNEL_GEMV, "GEMV", NVFP4I_NAME(GEMV_ENTRY_PLAIN), NVFP4I_NAME(GEMV_SM80_ENTRY_PLAIN),        \
+    GEMV_THREADS, GEMV_MAX_DYNAMIC_SMEM)                                                                  \
+  X(NVFP4I_KERNEL_GEMV_EQUAL_STEPS, "GEMV", NVFP4I_NAME(GEMV_ENTRY_EQUAL_STEPS),                          \
+    NVFP4I_NAME(GEMV_SM80_ENTRY_EQUAL_STEPS), GEMV_THREADS, GEMV_MAX_DYNAMIC_SMEM)                        \
+  X(NVFP4I_KERNEL_GEMV_W4A16, "W4A16 GEMV", NVFP4I_NAME(GEMV_W4A16_ENTRY_PLAIN),                          \
+    NVFP4I_NAME(GEMV_W4A16_SM80_ENTRY_PLAIN), GEMV_THREADS, GEMV_MAX_DYNAMIC_SMEM)                        \
+  X(NVFP4I_KERNEL_GEMV_W4A16_EQUAL_STEPS, "W4A16 GEMV", NVFP4I_NAME(GEMV_W4A16_ENTRY_EQUAL_STEPS),        \
+    NVFP4I_NAME(GEMV_W4A16_SM80_ENTRY_EQUAL_STEPS), GEMV_THREADS, GEMV_MAX_DYNAMIC_SMEM)                  \
+  X(NVFP4I_KERNEL_GROUPED_GEMM, "grouped GEMM (NVFP4 activations)", "nvfp4_grouped_gemm_sm90a",           \
+    NVFP4I_NONE, GG_THREADS, GG_SMEM_LIMIT)                                                               \
+  X(NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16, "grouped GEMM (f16 activations)",                               \
+    "nvfp4_grouped_gemm_w4a16_f16_sm90a", NVFP4I_NONE, GG_THREADS, GG_SMEM_LIMIT)                         \
+  X(NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16, "grouped GEMM (bf16 activations)",                             \
+    "nvfp4_grouped_gemm_w4a16_bf16_sm90a", NVFP4I_NONE, GG_THREADS, GG_SMEM_LIMIT)                        \
+  X(NVFP4I_KERNEL_GROUPED_FINISH, "grouped GEMM finish (split-K, dual GEMM)", NVFP4I_NAME(GF_ENTRY),       \
+    NVFP4I_NONE, GF_THREADS, 0)                                                                           \
+  X(NVFP4I_KERNEL_DEQUANTIZE, "dequantize", NVFP4I_NAME(DEQ_ENTRY), NVFP4I_NAME(DEQ_SM80_ENTRY),          \
+    DEQ_THREADS, DEQ_MAX_DYNAMIC_SMEM)                                                                    \
+  X(NVFP4I_KERNEL_GROUPED_DEQUANTIZE, "grouped dequantize", NVFP4I_NAME(GDQ_ENTRY),                       \
+    NVFP4I_NAME(GDQ_SM80_ENTRY), DEQ_THREADS, DEQ_MAX_DYNAMIC_SMEM)                                       \
+  X(NVFP4I_KERNEL_QUANTIZE, "quantize", NVFP4I_NAME(QNT_ENTRY), NVFP4I_NAME(QNT_SM80_ENTRY), QNT_THREADS, \
+    0)                                                                                                    \
+  X(NVFP4I_KERNEL_SCALES_RELAYOUT, "scale relayout", NVFP4I_NAME(RLY_ENTRY), NVFP4I_NAME(RLY_SM80_ENTRY), \
+    RLY_THREADS, 0)
 
 typedef enum nvfp4i_kernel_id {
-#define NVFP4_KERNEL_ENUM(id, name, threads, smem) id,
+#define NVFP4_KERNEL_ENUM(id, what, sm90a, portable, threads, smem) id,
   NVFP4_KERNEL_LIST(NVFP4_KERNEL_ENUM)
 #undef NVFP4_KERNEL_ENUM
   NVFP4I_KERNEL_COUNT
 } nvfp4i_kernel_id;
 
-/* The entry name of a kernel id. */
-const char *nvfp4i_kernel_name(nvfp4i_kernel_id id);
+/* The entry name of a kernel id on a path; NULL where the path has no such kernel. */
+const char *nvfp4i_kernel_name(nvfp4i_path path, nvfp4i_kernel_id id);
+
+/* What a kernel id computes ("GEMV", "grouped GEMM (f16 activations)"), for messages. */
+const char *nvfp4i_kernel_what(nvfp4i_kernel_id id);
+
+/* "sm_90a" or "portable". */
+const char *nvfp4i_path_name(nvfp4i_path path);
 
 #endif

@@ -4,6 +4,8 @@
 
 nvfp4_status nvfp4i_launch_function(const nvfp4_handle *h, CUfunction fn, const char *name,
                                     const nvfp4i_launch *launch, CUstream stream) {
+  /* the portable kernels do not wait for the grid before them (no griddepcontrol before sm_90) */
+  int early_start = launch->early_start && h->path == NVFP4I_PATH_SM90A;
   CUlaunchAttribute early = {.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
                              .value.programmaticStreamSerializationAllowed = 1};
   CUlaunchConfig config = {
@@ -15,8 +17,8 @@ nvfp4_status nvfp4i_launch_function(const nvfp4_handle *h, CUfunction fn, const 
       .blockDimZ = launch->block[2],
       .sharedMemBytes = launch->dynamic_smem,
       .hStream = stream,
-      .attrs = launch->early_start ? &early : NULL,
-      .numAttrs = launch->early_start ? 1 : 0,
+      .attrs = early_start ? &early : NULL,
+      .numAttrs = early_start ? 1 : 0,
   };
   int pushed;
   nvfp4_status status = nvfp4i_context_enter(h, &pushed);
@@ -28,15 +30,18 @@ nvfp4_status nvfp4i_launch_function(const nvfp4_handle *h, CUfunction fn, const 
 }
 
 nvfp4_status nvfp4i_check_kernel(const nvfp4_handle *h, nvfp4i_kernel_id id) {
-  if (h->kernels[id].fn == NULL)
-    return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "kernel image (%s) has no entry %s", h->image_source,
-                       nvfp4i_kernel_name(id));
-  return NVFP4_STATUS_SUCCESS;
+  if (h->kernels[id].fn != NULL) return NVFP4_STATUS_SUCCESS;
+  const char *name = nvfp4i_kernel_name(h->path, id);
+  if (name == NULL)
+    return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "the portable kernel path (sm_%d%d%s) has no %s kernel yet",
+                       h->cc_major, h->cc_minor, h->forced_portable ? ", NVFP4_FORCE_PORTABLE=1" : "",
+                       nvfp4i_kernel_what(id));
+  return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "kernel image (%s) has no entry %s", h->image_source, name);
 }
 
 nvfp4_status nvfp4i_launch_kernel(const nvfp4_handle *h, nvfp4i_kernel_id id, const nvfp4i_launch *launch,
                                   CUstream stream) {
   nvfp4_status status = nvfp4i_check_kernel(h, id);
   if (status != NVFP4_STATUS_SUCCESS) return status;
-  return nvfp4i_launch_function(h, h->kernels[id].fn, nvfp4i_kernel_name(id), launch, stream);
+  return nvfp4i_launch_function(h, h->kernels[id].fn, nvfp4i_kernel_name(h->path, id), launch, stream);
 }

@@ -10,7 +10,8 @@ typedef struct nvfp4i_launch {
   unsigned dynamic_smem;
   void **params; /* one pointer per .param of the entry, in order */
   /* 1: programmatic dependent launch: the kernel may start before the kernel before it on the stream has
-   * finished, and must griddepcontrol.wait before it reads or writes anything that kernel may touch */
+   * finished, and must griddepcontrol.wait before it reads or writes anything that kernel may touch. Only
+   * on the sm_90a path: a handle on the portable one launches without it. */
   int early_start;
 } nvfp4i_launch;
 

@@ -3,23 +3,33 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "error.h"
 
-/* The kernel table as data: entry name, launch block size, largest dynamic shared memory. */
+/* The kernel table as data: what it computes, entry name per path, launch block size, largest dynamic
+ * shared memory. */
 static const struct kernel_entry {
-  const char *name;
+  const char *what;
+  const char *name[NVFP4I_PATH_COUNT];
   int threads;
   int max_dynamic_smem;
 } kernel_table[] = {
-#define NVFP4_KERNEL_ENTRY(kid, name, threads, smem) [kid] = {name, threads, smem},
+#define NVFP4_KERNEL_ENTRY(kid, what, sm90a, portable, threads, smem) [kid] = {what, {sm90a, portable}, threads, smem},
     NVFP4_KERNEL_LIST(NVFP4_KERNEL_ENTRY)
 #undef NVFP4_KERNEL_ENTRY
 };
 
-const char *nvfp4i_kernel_name(nvfp4i_kernel_id id) {
-  return (unsigned)id < NVFP4I_KERNEL_COUNT ? kernel_table[id].name : "unknown kernel";
+const char *nvfp4i_kernel_name(nvfp4i_path path, nvfp4i_kernel_id id) {
+  return (unsigned)id < NVFP4I_KERNEL_COUNT && (unsigned)path < NVFP4I_PATH_COUNT ? kernel_table[id].name[path]
+                                                                                  : NULL;
 }
+
+const char *nvfp4i_kernel_what(nvfp4i_kernel_id id) {
+  return (unsigned)id < NVFP4I_KERNEL_COUNT ? kernel_table[id].what : "unknown kernel";
+}
+
+const char *nvfp4i_path_name(nvfp4i_path path) { return path == NVFP4I_PATH_SM90A ? "sm_90a" : "portable"; }
 
 /* Reads a whole file plus a terminating NUL (cuModuleLoadData needs one for PTX text). */
 static nvfp4_status read_image_file(const char *path, char **out) {
@@ -50,13 +60,17 @@ close_file:
   return status;
 }
 
-/* Resolves every kernel of the table the image holds; one it lacks keeps fn NULL. */
+/* Resolves every kernel of the table that the handle's path has and its image holds; one it lacks keeps fn
+ * NULL. A kernel's dynamic shared memory is the table's, within what the device lets a block opt into
+ * (227 KB on sm_90, 163 KB on sm_80, 99 KB on sm_86 and sm_89): the operations check a launch against it. */
 static nvfp4_status resolve_kernels(nvfp4_handle *h) {
   const nvfp4i_cuda_table *cu = nvfp4i_cuda();
   int found = 0;
   for (int id = 0; id < NVFP4I_KERNEL_COUNT; id++) {
     nvfp4i_kernel *k = &h->kernels[id];
-    const char *name = kernel_table[id].name;
+    const char *name = kernel_table[id].name[h->path];
+    k->fn = NULL;
+    if (name == NULL) continue;
     CUresult r = cu->cuModuleGetFunction(&k->fn, h->module, name);
     if (r == CUDA_ERROR_NOT_FOUND) {
       k->fn = NULL;
@@ -68,6 +82,9 @@ static nvfp4_status resolve_kernels(nvfp4_handle *h) {
     cu->cuFuncGetAttribute(&k->local_bytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, k->fn);
     cu->cuFuncGetAttribute(&k->static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->fn);
     int smem = kernel_table[id].max_dynamic_smem;
+    if (smem > h->smem_per_block - k->static_smem) smem = h->smem_per_block - k->static_smem;
+    if (smem < 0) smem = 0;
+    k->max_dynamic_smem = smem;
     if (smem > 48 * 1024) {
       r = cu->cuFuncSetAttribute(k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem);
       if (r != CUDA_SUCCESS) return nvfp4i_cuda_fail(r, name);
@@ -76,16 +93,40 @@ static nvfp4_status resolve_kernels(nvfp4_handle *h) {
     if (r != CUDA_SUCCESS) return nvfp4i_cuda_fail(r, name);
   }
   if (found == 0)
-    return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "kernel image (%s) holds none of the library's kernels",
-                       h->image_source);
+    return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "kernel image (%s, %s path) holds none of the library's kernels",
+                       h->image_source, nvfp4i_path_name(h->path));
   return NVFP4_STATUS_SUCCESS;
+}
+
+/* The path: sm_90a's kernels on compute capability 9.0 (an sm_90a cubin runs there and nowhere else), unless
+ * NVFP4_FORCE_PORTABLE=1; the portable ones on every other GPU. */
+static void choose_path(nvfp4_handle *h) {
+  const char *force = getenv("NVFP4_FORCE_PORTABLE");
+  int hopper = h->cc_major == 9 && h->cc_minor == 0;
+  h->forced_portable = hopper && force != NULL && !strcmp(force, "1");
+  h->path = hopper && !h->forced_portable ? NVFP4I_PATH_SM90A : NVFP4I_PATH_PORTABLE;
+}
+
+/* Whether loading `image` makes the driver compile PTX: a PTX text (an NVFP4_FATBIN .ptx), or a portable
+ * fatbin as this build makes it (cubins for compute capability 8.x only) on any other GPU. */
+static int needs_jit(const nvfp4_handle *h, const void *image) {
+  static const unsigned char elf[4] = {0x7F, 'E', 'L', 'F'}, fatbin[4] = {0x50, 0xED, 0x55, 0xBA};
+  if (memcmp(image, elf, 4) != 0 && memcmp(image, fatbin, 4) != 0) return 1;
+  return memcmp(image, fatbin, 4) == 0 && h->path == NVFP4I_PATH_PORTABLE && h->cc_major != 8;
+}
+
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
 nvfp4_status nvfp4i_module_load(nvfp4_handle *h) {
   const nvfp4i_cuda_table *cu = nvfp4i_cuda();
   const char *override = getenv("NVFP4_FATBIN");
   char *file_image = NULL;
-  const void *image = nvfp4i_fatbin;
+  choose_path(h);
+  const void *image = h->path == NVFP4I_PATH_SM90A ? (const void *)nvfp4i_fatbin : (const void *)nvfp4i_portable_fatbin;
   nvfp4_status status = NVFP4_STATUS_SUCCESS;
   if (override != NULL && override[0] != '\0') {
     status = read_image_file(override, &file_image);
@@ -95,12 +136,15 @@ nvfp4_status nvfp4i_module_load(nvfp4_handle *h) {
   } else {
     snprintf(h->image_source, sizeof h->image_source, "embedded");
   }
+  h->jit = needs_jit(h, image);
+  double start = now_ms();
   CUresult r = cu->cuModuleLoadData(&h->module, image);
+  h->module_load_ms = now_ms() - start;
   free(file_image);
   if (r == CUDA_ERROR_NO_BINARY_FOR_GPU)
     return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED,
-                       "kernel image (%s) has no code for this GPU (sm_%d%d); this build ships sm_90a",
-                       h->image_source, h->cc_major, h->cc_minor);
+                       "kernel image (%s, %s path) has no code for this GPU (sm_%d%d)", h->image_source,
+                       nvfp4i_path_name(h->path), h->cc_major, h->cc_minor);
   if (r != CUDA_SUCCESS) return nvfp4i_cuda_fail(r, "cuModuleLoadData");
   status = resolve_kernels(h);
   if (status != NVFP4_STATUS_SUCCESS) {

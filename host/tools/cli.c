@@ -98,11 +98,18 @@ static int print_info(void) {
   printf("libnvfp4 %u.%u.%u\n", NVFP4_VERSION_MAJOR, NVFP4_VERSION_MINOR, NVFP4_VERSION_PATCH);
   printf("driver   CUDA %d.%d\n", driver / 1000, driver % 1000 / 10);
   printf("device   %s, sm_%d%d, %d SMs\n", name, h->cc_major, h->cc_minor, h->sm_count);
-  printf("image    %s\n", h->image_source);
+  printf("path     %s%s\n", nvfp4i_path_name(h->path),
+         h->forced_portable ? " (NVFP4_FORCE_PORTABLE=1)"
+         : h->path == NVFP4I_PATH_PORTABLE ? " (no sm_90a code runs on this GPU)" : "");
+  printf("image    %s, %s, loaded in %.1f ms\n", h->image_source,
+         h->jit ? "PTX JIT-compiled by the driver (cached by it after the first time)" : "cubin", h->module_load_ms);
   for (int id = 0; id < NVFP4I_KERNEL_COUNT; id++) {
     const nvfp4i_kernel *k = &h->kernels[id];
-    const char *name = nvfp4i_kernel_name((nvfp4i_kernel_id)id);
-    if (k->fn == NULL)
+    const char *name = nvfp4i_kernel_name(h->path, (nvfp4i_kernel_id)id);
+    if (name == NULL)
+      printf("kernel   %-35s none on this path: the %s returns NOT_SUPPORTED\n", "-",
+             nvfp4i_kernel_what((nvfp4i_kernel_id)id));
+    else if (k->fn == NULL)
       printf("kernel   %-35s not in this image: its operation returns NOT_SUPPORTED\n", name);
     else
       printf("kernel   %-35s %3d registers, %d bytes local (spills), %d bytes static shared, %d CTAs/SM\n", name,

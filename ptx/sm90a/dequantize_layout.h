@@ -6,6 +6,7 @@
 #define NVFP4_PTX_SM90A_DEQUANTIZE_LAYOUT_H
 
 #define DEQ_ENTRY nvfp4_dequantize_sm90a
+#define DEQ_SM80_ENTRY nvfp4_dequantize_sm80 /* the portable target's (ptx/sm80/dequantize.ptx) */
 
 /* Launch: block (DEQ_THREADS, 1, 1) = DEQ_WARPS warps; grid (P, 1, 1), P CTAs of resident warps that
  * grid-stride over the strips (see dequantize.ptx). */
@@ -67,6 +68,7 @@
  * grid takes strips w, w + W, w + 2W, ... (W warps in the grid), finding each one's group by a binary search
  * over strip_start. */
 #define GDQ_ENTRY nvfp4_grouped_dequantize_sm90a
+#define GDQ_SM80_ENTRY nvfp4_grouped_dequantize_sm80 /* the portable target's */
 #define GDQ_MAX_GROUPS 256         /* groups with rows per launch; a call with more launches again */
 
 /* The parameter block, one .param .b8 array of GDQ_PARAM_BYTES (over 4 KB: PTX ISA 8.1, sm_70 and later). */

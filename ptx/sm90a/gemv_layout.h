@@ -12,6 +12,11 @@
 #define GEMV_ENTRY_EQUAL_STEPS nvfp4_gemv_equal_steps_sm90a
 #define GEMV_W4A16_ENTRY_PLAIN nvfp4_gemv_w4a16_sm90a
 #define GEMV_W4A16_ENTRY_EQUAL_STEPS nvfp4_gemv_w4a16_equal_steps_sm90a
+/* The same four assembled for the portable target (ptx/sm80/gemv.ptx, ptx/sm80/gemv_w4a16.ptx) */
+#define GEMV_SM80_ENTRY_PLAIN nvfp4_gemv_sm80
+#define GEMV_SM80_ENTRY_EQUAL_STEPS nvfp4_gemv_equal_steps_sm80
+#define GEMV_W4A16_SM80_ENTRY_PLAIN nvfp4_gemv_w4a16_sm80
+#define GEMV_W4A16_SM80_ENTRY_EQUAL_STEPS nvfp4_gemv_w4a16_equal_steps_sm80
 
 /* Launch: block (GEMV_THREADS, 1, 1) = 8 warps; grid (P, L, 1), persistent (see gemv_common.inc). */
 #define GEMV_THREADS 256

@@ -5,6 +5,7 @@
 #define NVFP4_PTX_SM90A_QUANTIZE_LAYOUT_H
 
 #define QNT_ENTRY nvfp4_quantize_sm90a
+#define QNT_SM80_ENTRY nvfp4_quantize_sm80 /* the portable target's (ptx/sm80/quantize.ptx) */
 
 /* Launch: block (QNT_THREADS, 1, 1) = QNT_WARPS warps; grid (P, 1, 1), P CTAs of resident warps that
  * grid-stride over the strips (see quantize.ptx). No shared memory. */

@@ -6,6 +6,7 @@
 #define NVFP4_PTX_SM90A_SCALES_RELAYOUT_LAYOUT_H
 
 #define RLY_ENTRY nvfp4_scales_relayout_sm90a
+#define RLY_SM80_ENTRY nvfp4_scales_relayout_sm80 /* the portable target's (ptx/sm80/scales_relayout.ptx) */
 
 /* Launch: block (RLY_THREADS, 1, 1); grid (P, 1, 1), P CTAs that grid-stride over the items (see
  * scales_relayout.ptx). No shared memory. */

@@ -1,7 +1,7 @@
 /*
  * A stand-in for libcuda.so.1 with no GPU behind it, so that tests run the library and the nvfp4 command
- * end to end on a machine without one (NVFP4_LIBCUDA=build/tests/libcuda_fake.so). One device (sm_90,
- * 132 SMs, 60 MB of L2); device memory is host memory, copies and memsets are memcpy and memset, a launch
+ * end to end on a machine without one (NVFP4_LIBCUDA=build/tests/libcuda_fake.so). One device (sm_90
+ * unless FAKE_CUDA_CC says otherwise, 132 SMs, 60 MB of L2); device memory is host memory, copies and memsets are memcpy and memset, a launch
  * does nothing but count, an event records the host clock. Results are garbage: what it tests is that
  * every path runs, frees what it takes and exits as documented, and (fake_cuda_launches) whether a call
  * launched anything, and (fake_cuda_launch) the entry, the shape, the launch attributes and, for the GEMV's
@@ -9,6 +9,8 @@
  * scale relayout entries, the parameter block of each of the last launches.
  *
  * FAKE_CUDA_MISSING=name,name: kernel images lack these entries (cuModuleGetFunction: not found).
+ * FAKE_CUDA_CC=major.minor: the device's compute capability (default 9.0), with that GPU's shared memory
+ * per multiprocessor and per block: what the library chooses its kernel path and launch shapes by.
  */
 #include <cuda.h>
 #include <stdio.h>
@@ -55,10 +57,15 @@ _Static_assert(GF_PARAM_BYTES <= GG_PARAM_BYTES, "kept[].params holds the groupe
 static size_t kept_param_bytes(const char *entry) {
   if (strncmp(entry, "nvfp4_gemv_", strlen("nvfp4_gemv_")) == 0) return GEMV_PARAM_BYTES;
   if (strncmp(entry, "nvfp4_grouped_gemm_", strlen("nvfp4_grouped_gemm_")) == 0) return GG_PARAM_BYTES;
-  if (strcmp(entry, NVFP4_FAKE_STRINGIFY(DEQ_ENTRY)) == 0) return DEQ_PARAM_BYTES;
-  if (strcmp(entry, NVFP4_FAKE_STRINGIFY(GDQ_ENTRY)) == 0) return GDQ_PARAM_BYTES;
-  if (strcmp(entry, NVFP4_FAKE_STRINGIFY(QNT_ENTRY)) == 0) return QNT_PARAM_BYTES;
-  if (strcmp(entry, NVFP4_FAKE_STRINGIFY(RLY_ENTRY)) == 0) return RLY_PARAM_BYTES;
+  /* each on both kernel paths: the sm_90a entry and the portable one take the same block */
+  if (!strcmp(entry, NVFP4_FAKE_STRINGIFY(DEQ_ENTRY)) || !strcmp(entry, NVFP4_FAKE_STRINGIFY(DEQ_SM80_ENTRY)))
+    return DEQ_PARAM_BYTES;
+  if (!strcmp(entry, NVFP4_FAKE_STRINGIFY(GDQ_ENTRY)) || !strcmp(entry, NVFP4_FAKE_STRINGIFY(GDQ_SM80_ENTRY)))
+    return GDQ_PARAM_BYTES;
+  if (!strcmp(entry, NVFP4_FAKE_STRINGIFY(QNT_ENTRY)) || !strcmp(entry, NVFP4_FAKE_STRINGIFY(QNT_SM80_ENTRY)))
+    return QNT_PARAM_BYTES;
+  if (!strcmp(entry, NVFP4_FAKE_STRINGIFY(RLY_ENTRY)) || !strcmp(entry, NVFP4_FAKE_STRINGIFY(RLY_SM80_ENTRY)))
+    return RLY_PARAM_BYTES;
   if (strcmp(entry, NVFP4_FAKE_STRINGIFY(GF_ENTRY)) == 0) return GF_PARAM_BYTES;
   return 0;
 }
@@ -121,11 +128,30 @@ static CUresult fake_cuDeviceGetCount(int *count) {
   return CUDA_SUCCESS;
 }
 
+/* FAKE_CUDA_CC's compute capability as major * 10 + minor (90 without it) */
+static int fake_cc(void) {
+  const char *cc = getenv("FAKE_CUDA_CC");
+  int major, minor;
+  return cc != NULL && sscanf(cc, "%d.%d", &major, &minor) == 2 ? major * 10 + minor : 90;
+}
+
+/* shared memory per multiprocessor in KB, as the CUDA programming guide's table gives it; a block may opt
+ * into 1 KB less */
+static int fake_smem_per_sm_kb(void) {
+  switch (fake_cc()) {
+    case 80: return 164;
+    case 90: case 100: return 228;
+    default: return 100; /* 8.6, 8.9, 12.0 */
+  }
+}
+
 static CUresult fake_cuDeviceGetAttribute(int *value, CUdevice_attribute attribute, CUdevice device) {
   (void)device;
   switch (attribute) {
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *value = 9; break;
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *value = 0; break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *value = fake_cc() / 10; break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *value = fake_cc() % 10; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: *value = fake_smem_per_sm_kb() * 1024; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *value = (fake_smem_per_sm_kb() - 1) * 1024; break;
     case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *value = 132; break;
     case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: *value = 60 << 20; break;
     /* off unless a test asks: the grouped GEMM's NVFP4 calls then take the fused kernel */

@@ -145,6 +145,7 @@ END_TEST
 
 Suite *dual_gemm_gpu_suite(void) {
   Suite *s = suite_create("dual gemm gpu");
+  if (gpu_path_lacks(NVFP4I_KERNEL_GROUPED_GEMM, "dual gemm gpu, every test")) return s;
   TCase *shapes = gpu_tcase("dual gemm shapes", 600);
   selected_count = gpu_select_cases(&cases[0].small, sizeof cases[0], CASE_COUNT, selected);
   tcase_add_loop_test(shapes, dual_gemm_matches_reference, 0, selected_count);

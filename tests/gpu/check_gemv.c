@@ -232,11 +232,13 @@ END_TEST
 /* The README's tuning recipe: NVFP4_FATBIN names one preprocessed .ptx (one kernel family, compiled by the
  * driver at load). The handle loads; GEMV runs from it and is right; grouped GEMM says NOT_SUPPORTED. */
 START_TEST(gemv_runs_from_an_image_of_its_own_family) {
-  setenv("NVFP4_FATBIN", test_build_file("ptx/sm90a/gemv.ptx"), 1);
+  char ptx[4096]; /* the family's PTX for the handle's path: that path's entry names */
+  snprintf(ptx, sizeof ptx, "%s", gpu_family_ptx("gemv"));
+  setenv("NVFP4_FATBIN", ptx, 1);
   nvfp4_handle *h;
   nvfp4_status s = nvfp4_create(&h);
   unsetenv("NVFP4_FATBIN");
-  ck_assert_msg(s == NVFP4_STATUS_SUCCESS, "NVFP4_FATBIN=build/ptx/sm90a/gemv.ptx: %s", nvfp4_last_error());
+  ck_assert_msg(s == NVFP4_STATUS_SUCCESS, "NVFP4_FATBIN=%s: %s", ptx, nvfp4_last_error());
   nvfp4i_gemv_case c = {.m = 300, .k = 2048, .l = 2, .a_layout = BLK, .x_layout = LIN, .dtype = BF16, .alpha = 0.5f,
                         .seed = gpu_seed(0x696D6167), .y_ld = 1, .nan_row = -1};
   nvfp4i_verdict v;

@@ -240,11 +240,13 @@ END_TEST
 /* NVFP4_FATBIN naming the W4A16 GEMV's preprocessed .ptx alone (compiled by the driver at load): the handle
  * loads, the W4A16 GEMV runs from it and is right, the NVFP4 GEMV says NOT_SUPPORTED. */
 START_TEST(gemv_w4a16_runs_from_an_image_of_its_own_family) {
-  setenv("NVFP4_FATBIN", test_build_file("ptx/sm90a/gemv_w4a16.ptx"), 1);
+  char ptx[4096]; /* the family's PTX for the handle's path: that path's entry names */
+  snprintf(ptx, sizeof ptx, "%s", gpu_family_ptx("gemv_w4a16"));
+  setenv("NVFP4_FATBIN", ptx, 1);
   nvfp4_handle *h;
   nvfp4_status s = nvfp4_create(&h);
   unsetenv("NVFP4_FATBIN");
-  ck_assert_msg(s == NVFP4_STATUS_SUCCESS, "NVFP4_FATBIN=build/ptx/sm90a/gemv_w4a16.ptx: %s", nvfp4_last_error());
+  ck_assert_msg(s == NVFP4_STATUS_SUCCESS, "NVFP4_FATBIN=%s: %s", ptx, nvfp4_last_error());
   nvfp4i_gemv_case c = {.m = 300, .k = 2048, .l = 2, .a_layout = BLK, .dtype = BF16, .alpha = 0.5f,
                         .seed = gpu_seed(0x696D6168), .y_ld = 1, .nan_row = -1, .x_dtype = F16, .x_offset = 1};
   nvfp4i_verdict v, nv;

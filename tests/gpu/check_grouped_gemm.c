@@ -179,6 +179,7 @@ END_TEST
 
 Suite *grouped_gemm_gpu_suite(void) {
   Suite *s = suite_create("grouped gemm gpu");
+  if (gpu_path_lacks(NVFP4I_KERNEL_GROUPED_GEMM, "grouped gemm gpu, every test")) return s;
   TCase *shapes = gpu_tcase("grouped gemm shapes", 600);
   select_cases();
   tcase_add_loop_test(shapes, grouped_gemm_through_dequantized_tokens_matches_reference, 0, selected_count);

@@ -182,6 +182,7 @@ END_TEST
 
 Suite *w4a16_gpu_suite(void) {
   Suite *s = suite_create("grouped gemm w4a16 gpu");
+  if (gpu_path_lacks(NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16, "grouped gemm w4a16 gpu, every test")) return s;
   TCase *shapes = gpu_tcase("grouped gemm w4a16 shapes", 600);
   select_cases();
   tcase_add_loop_test(shapes, w4a16_matches_reference, 0, selected_count);

@@ -123,6 +123,7 @@ END_TEST
 
 Suite *quantize_gpu_suite(void) {
   Suite *s = suite_create("quantize gpu");
+  if (gpu_path_lacks(NVFP4I_KERNEL_QUANTIZE, "quantize gpu, every test")) return s;
   TCase *shapes = gpu_tcase("quantize shapes", 600);
   selected_count = gpu_select_cases(&cases[0].small, sizeof cases[0], CASE_COUNT, selected);
   tcase_add_loop_test(shapes, quantize_matches_reference_bit_for_bit, 0, selected_count);
@@ -131,7 +132,8 @@ Suite *quantize_gpu_suite(void) {
   int n = gpu_select_cases(&trips[0].small, sizeof trips[0], TRIP_COUNT, selected_trips);
   tcase_add_loop_test(trips_tc, quantize_dequantize_quantize_gives_the_same_bytes, 0, n);
   n = gpu_select_cases(&gemms[0].small, sizeof gemms[0], GEMM_COUNT, selected_gemms);
-  tcase_add_loop_test(trips_tc, quantized_operands_multiply_as_the_reference, 0, n);
+  if (!gpu_path_lacks(NVFP4I_KERNEL_GROUPED_GEMM, "quantize gpu, quantized operands multiply as the reference"))
+    tcase_add_loop_test(trips_tc, quantized_operands_multiply_as_the_reference, 0, n);
   suite_add_tcase(s, trips_tc);
   return s;
 }

@@ -1,6 +1,8 @@
 /* Runs the GPU suites in this process (CUDA does not survive fork). Without a usable GPU it fails: a GPU
  * suite that could not run has not passed. NVFP4_GPU_QUICK=1 keeps only the small cases (for
- * compute-sanitizer runs). */
+ * compute-sanitizer runs). NVFP4_FORCE_PORTABLE=1 runs them on the portable kernels (on an H200: their PTX,
+ * JIT-compiled); the run fails at once if the handle did not take that path, and tests of operations the
+ * path has no kernel for are left out, each with a line saying so. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -14,6 +16,39 @@
 
 nvfp4_handle *gpu_handle;
 static uint64_t run_seed;
+static int not_run; /* tests left out for want of a kernel on the handle's path */
+
+int gpu_path_lacks(nvfp4i_kernel_id id, const char *what) {
+  if (gpu_handle->kernels[id].fn != NULL) return 0;
+  printf("gpu_tests: NOT RUN (the %s path has no %s kernel: NOT_SUPPORTED): %s\n",
+         nvfp4i_path_name(gpu_handle->path), nvfp4i_kernel_what(id), what);
+  fflush(stdout);
+  not_run++;
+  return 1;
+}
+
+const char *gpu_family_ptx(const char *family) {
+  static _Thread_local char path[256];
+  snprintf(path, sizeof path, "ptx/%s/%s.ptx", gpu_handle->path == NVFP4I_PATH_SM90A ? "sm90a" : "sm80", family);
+  return test_build_file(path);
+}
+
+/* The kernel path the run must take: NVFP4_FORCE_PORTABLE=1 asks for the portable one, and a handle that
+ * took sm_90a's anyway would test the wrong kernels while looking green. Prints the path either way. */
+static int check_path(void) {
+  const char *force = getenv("NVFP4_FORCE_PORTABLE");
+  int forced = force != NULL && !strcmp(force, "1");
+  printf("gpu_tests: sm_%d%d, kernel path %s%s, image %s in %.1f ms\n", gpu_handle->cc_major,
+         gpu_handle->cc_minor, nvfp4i_path_name(gpu_handle->path), forced ? " (NVFP4_FORCE_PORTABLE=1)" : "",
+         gpu_handle->jit ? "JIT-compiled from PTX" : "loaded as cubin", gpu_handle->module_load_ms);
+  fflush(stdout);
+  if (forced && gpu_handle->path != NVFP4I_PATH_PORTABLE) {
+    fprintf(stderr, "gpu_tests: NVFP4_FORCE_PORTABLE=1 but the handle runs the %s kernels\n",
+            nvfp4i_path_name(gpu_handle->path));
+    return 0;
+  }
+  return 1;
+}
 
 uint64_t gpu_run_seed(void) { return run_seed; }
 
@@ -131,8 +166,12 @@ int main(void) {
     fprintf(stderr, "gpu_tests: cannot make the handle's context current\n");
     return EXIT_FAILURE;
   }
+  if (!check_path()) {
+    nvfp4_destroy(gpu_handle);
+    return EXIT_FAILURE;
+  }
   /* NVFP4_GPU_SUITE=gemv, gemv_w4a16, grouped, w4a16, gemm, dual, dequantize, grouped_dequantize, quantize,
-   * relayout, probes or contract runs one suite only */
+   * relayout, probes, contract or path runs one suite only */
   const char *only = getenv("NVFP4_GPU_SUITE");
   struct {
     const char *name;
@@ -148,7 +187,8 @@ int main(void) {
                 {"quantize", quantize_gpu_suite},
                 {"relayout", scales_relayout_gpu_suite},
                 {"probes", probes_gpu_suite},
-                {"contract", contract_gpu_suite}};
+                {"contract", contract_gpu_suite},
+                {"path", path_gpu_suite}};
   SRunner *runner = srunner_create(NULL);
   int added = 0;
   for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)
@@ -158,7 +198,7 @@ int main(void) {
     }
   if (added == 0) { /* a run that tests nothing has not passed */
     fprintf(stderr, "gpu_tests: NVFP4_GPU_SUITE=%s names no suite (gemv, gemv_w4a16, grouped, w4a16, gemm, dual, "
-            "dequantize, grouped_dequantize, quantize, relayout, probes, contract)\n", only);
+            "dequantize, grouped_dequantize, quantize, relayout, probes, contract, path)\n", only);
     srunner_free(runner);
     nvfp4_destroy(gpu_handle);
     return EXIT_FAILURE;
@@ -167,6 +207,10 @@ int main(void) {
   srunner_run_all(runner, CK_NORMAL);
   int failed = srunner_ntests_failed(runner);
   srunner_free(runner);
+  if (not_run > 0)
+    printf("gpu_tests: %d group(s) of tests NOT RUN: their operation has no kernel on the %s path (see the "
+           "NOT RUN lines); the figure above counts only the tests that ran\n", not_run,
+           nvfp4i_path_name(gpu_handle->path));
   nvfp4_destroy(gpu_handle);
   return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

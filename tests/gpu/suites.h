@@ -8,10 +8,21 @@
 
 #include "../build_file.h"
 
+#include "kernels.h"
 #include "nvfp4.h"
 #include "verify.h"
 
 extern nvfp4_handle *gpu_handle;
+
+/* Whether gpu_handle's kernel path lacks kernel `id` (an operation with no portable kernel yet). If so it
+ * prints "gpu_tests: NOT RUN (...): <not_run>" and counts it: a suite then leaves those tests out, so they
+ * are neither passed nor failed, and the run ends saying how many were left out (the path suite checks that
+ * such an operation answers NOT_SUPPORTED). */
+int gpu_path_lacks(nvfp4i_kernel_id id, const char *not_run);
+
+/* The preprocessed PTX of one kernel family for gpu_handle's path (build/ptx/sm90a/<family>.ptx or
+ * build/ptx/sm80/<family>.ptx), for the tests that load an image of one family through NVFP4_FATBIN. */
+const char *gpu_family_ptx(const char *family);
 
 /* NVFP4_GPU_QUICK=1: the suites register only their small cases (for compute-sanitizer runs). */
 int gpu_quick(void);
@@ -78,5 +89,6 @@ Suite *dequantize_gpu_suite(void);
 Suite *grouped_dequantize_gpu_suite(void);
 Suite *quantize_gpu_suite(void);
 Suite *scales_relayout_gpu_suite(void);
+Suite *path_gpu_suite(void);
 
 #endif

@@ -399,7 +399,7 @@ START_TEST(an_image_without_any_kernel_of_the_library_is_refused) {
   char missing[1024] = "";
   for (int id = 0; id < NVFP4I_KERNEL_COUNT; id++) {
     if (id > 0) strcat(missing, ",");
-    strcat(missing, nvfp4i_kernel_name((nvfp4i_kernel_id)id));
+    strcat(missing, nvfp4i_kernel_name(NVFP4I_PATH_SM90A, (nvfp4i_kernel_id)id));
   }
   setenv("FAKE_CUDA_MISSING", missing, 1);
   setenv("NVFP4_LIBCUDA", test_build_file(UNIT_FAKE_LIBCUDA), 1);

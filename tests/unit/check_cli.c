@@ -424,6 +424,22 @@ START_TEST(info_lists_the_kernels_on_the_fake_driver) {
   assert_run(&r, 0, "kernel   nvfp4_grouped_gemm_sm90a            not in this image", "info");
   assert_run(&r, 0, "kernel   nvfp4_grouped_gemm_w4a16_bf16_sm90a 128 registers", "info");
   assert_run(&r, 0, "kernel   nvfp4_gemv_w4a16_equal_steps_sm90a  128 registers", "info");
+  assert_run(&r, 0, "path     sm_90a\n", "info");
+  assert_run(&r, 0, "image    embedded, cubin, loaded in", "info");
+}
+END_TEST
+
+/* Forced onto the portable path: info says so, that the PTX was JIT-compiled, and which operations have no
+ * kernel there. */
+START_TEST(info_says_which_path_runs_and_whether_it_was_jit_compiled) {
+  run r;
+  setenv("NVFP4_FORCE_PORTABLE", "1", 1);
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("info"), &r);
+  unsetenv("NVFP4_FORCE_PORTABLE");
+  assert_run(&r, 0, "path     portable (NVFP4_FORCE_PORTABLE=1)", "info");
+  assert_run(&r, 0, "image    embedded, PTX JIT-compiled by the driver", "info");
+  assert_run(&r, 0, "kernel   nvfp4_gemv_sm80                     128 registers", "info");
+  assert_run(&r, 0, "none on this path: the grouped GEMM (NVFP4 activations) returns NOT_SUPPORTED", "info");
 }
 END_TEST
 
@@ -449,6 +465,7 @@ Suite *cli_suite(void) {
   tcase_add_test(fake, dense_x_runs_the_w4a16_gemv_entries);
   tcase_add_test(fake, dense_activations_run_the_w4a16_entry_of_their_type);
   tcase_add_test(fake, info_lists_the_kernels_on_the_fake_driver);
+  tcase_add_test(fake, info_says_which_path_runs_and_whether_it_was_jit_compiled);
   suite_add_tcase(s, fake);
   return s;
 }

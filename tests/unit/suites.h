@@ -21,6 +21,7 @@ Suite *grouped_split_suite(void);
 Suite *dequantize_suite(void);
 Suite *grouped_dequantize_suite(void);
 Suite *image_suite(void);
+Suite *path_suite(void);
 Suite *bench_suite(void);
 Suite *cli_suite(void);
 

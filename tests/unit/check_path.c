@@ -1,0 +1,134 @@
+/* The kernel path a handle takes (host/module.c): sm_90a's kernels on compute capability 9.0, the portable
+ * ones on every other GPU and on 9.0 with NVFP4_FORCE_PORTABLE=1; the portable image JIT-compiled where no
+ * cubin of it fits; launches of the chosen path's entries only; and an operation without a portable kernel
+ * refused (NOT_SUPPORTED, saying so) with nothing launched. Each test runs forked on the fake driver, with the
+ * compute capability FAKE_CUDA_CC gives it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_driver.h"
+#include "handle.h"
+#include "suites.h"
+
+static const struct {
+  const char *cc;
+  nvfp4i_path path;
+  int jit; /* no cubin of the path's image fits */
+} devices[] = {
+    {"8.0", NVFP4I_PATH_PORTABLE, 0}, {"8.6", NVFP4I_PATH_PORTABLE, 0}, {"8.9", NVFP4I_PATH_PORTABLE, 0},
+    {"9.0", NVFP4I_PATH_SM90A, 0},    {"10.0", NVFP4I_PATH_PORTABLE, 1}, {"12.0", NVFP4I_PATH_PORTABLE, 1},
+};
+
+enum { M = 100, K = 256 };
+static _Alignas(16) uint8_t fake_a[16], fake_x[16], fake_sf[16];
+static uint16_t y_buffer[M];
+
+static nvfp4_status call_gemv(void) {
+  nvfp4_tensor a = {fake_a, fake_sf, M, K, 1, K / 2, M * K / 2, K / 16, M * K / 16, NVFP4_SF_LINEAR};
+  nvfp4_tensor x = {fake_x, fake_sf, 1, K, 1, K / 2, K / 2, K / 16, K / 16, NVFP4_SF_LINEAR};
+  nvfp4_output y = {y_buffer, 1, M, NVFP4_DTYPE_F16};
+  return nvfp4_gemv(fake_handle, &a, &x, &y, 1.0f, NULL);
+}
+
+/* The entry of the last launch ends in the path's suffix. */
+static void assert_last_launch_on(nvfp4i_path path) {
+  CUlaunchConfig config;
+  const char *entry;
+  fake_launch(fake_launches() - 1, &entry, &config);
+  const char *suffix = path == NVFP4I_PATH_SM90A ? "_sm90a" : "_sm80";
+  size_t n = strlen(entry), s = strlen(suffix);
+  ck_assert_msg(n > s && !strcmp(entry + n - s, suffix), "launched %s, expected an entry ending in %s", entry,
+                suffix);
+}
+
+START_TEST(the_compute_capability_chooses_the_path) {
+  setenv("FAKE_CUDA_CC", devices[_i].cc, 1);
+  create_fake_handle();
+  ck_assert_msg(fake_handle->path == devices[_i].path, "sm %s: path %s", devices[_i].cc,
+                nvfp4i_path_name(fake_handle->path));
+  ck_assert_int_eq(fake_handle->jit, devices[_i].jit);
+  ck_assert_int_eq(fake_handle->forced_portable, 0);
+  ck_assert_msg(call_gemv() == NVFP4_STATUS_SUCCESS, "sm %s: %s", devices[_i].cc, nvfp4_last_error());
+  ck_assert_int_eq(fake_launches(), 1);
+  assert_last_launch_on(devices[_i].path);
+  destroy_fake_handle();
+}
+END_TEST
+
+START_TEST(force_portable_makes_a_hopper_run_the_portable_kernels_through_the_jit) {
+  setenv("NVFP4_FORCE_PORTABLE", "1", 1);
+  create_fake_handle();
+  ck_assert_int_eq(fake_handle->path, NVFP4I_PATH_PORTABLE);
+  ck_assert_int_eq(fake_handle->forced_portable, 1);
+  ck_assert_int_eq(fake_handle->jit, 1); /* the portable image has no sm_90 cubin */
+  ck_assert_msg(call_gemv() == NVFP4_STATUS_SUCCESS, "%s", nvfp4_last_error());
+  assert_last_launch_on(NVFP4I_PATH_PORTABLE);
+  destroy_fake_handle();
+}
+END_TEST
+
+START_TEST(force_portable_takes_only_the_value_1) {
+  setenv("NVFP4_FORCE_PORTABLE", "0", 1);
+  create_fake_handle();
+  ck_assert_int_eq(fake_handle->path, NVFP4I_PATH_SM90A);
+  destroy_fake_handle();
+}
+END_TEST
+
+/* Every kernel of the table on the portable path: the portable entry or none, never an sm_90a one. */
+START_TEST(the_portable_path_resolves_no_sm90a_entry) {
+  setenv("FAKE_CUDA_CC", "8.6", 1);
+  create_fake_handle();
+  for (int id = 0; id < NVFP4I_KERNEL_COUNT; id++) {
+    const char *name = nvfp4i_kernel_name(NVFP4I_PATH_PORTABLE, (nvfp4i_kernel_id)id);
+    ck_assert_msg((fake_handle->kernels[id].fn != NULL) == (name != NULL), "kernel %d", id);
+    if (name != NULL) ck_assert_msg(strstr(name, "sm90a") == NULL, "portable entry %s", name);
+  }
+  destroy_fake_handle();
+}
+END_TEST
+
+/* An operation without a portable kernel: NOT_SUPPORTED, saying which and why, nothing launched. */
+START_TEST(an_operation_without_a_portable_kernel_is_not_supported_and_launches_nothing) {
+  setenv("NVFP4_FORCE_PORTABLE", "1", 1);
+  create_fake_handle();
+  enum { N = 64 };
+  nvfp4_tensor a = {fake_a, fake_sf, M, K, 1, K / 2, M * K / 2, K / 16, M * K / 16, NVFP4_SF_LINEAR};
+  nvfp4_tensor b = {fake_a, fake_sf, N, K, 1, K / 2, N * K / 2, K / 16, N * K / 16, NVFP4_SF_LINEAR};
+  nvfp4_output c = {y_buffer, N, M * N, NVFP4_DTYPE_F16};
+  nvfp4_status status = nvfp4_grouped_gemm(fake_handle, 1, &a, &b, &c, 1.0f, NULL);
+  assert_rejected("grouped GEMM", status, NVFP4_STATUS_NOT_SUPPORTED,
+                  "the portable kernel path (sm_90, NVFP4_FORCE_PORTABLE=1) has no grouped GEMM");
+  status = nvfp4_gemm(fake_handle, &a, &b, &c, 1.0f, NULL);
+  assert_rejected("dense GEMM", status, NVFP4_STATUS_NOT_SUPPORTED, "has no grouped GEMM");
+  destroy_fake_handle();
+}
+END_TEST
+
+/* The GEMV keeps x in shared memory: a GPU with less of it takes shorter rows (8.6: 99 KB a block). */
+START_TEST(the_gemv_takes_the_k_the_device_has_shared_memory_for) {
+  setenv("FAKE_CUDA_CC", "8.6", 1);
+  create_fake_handle();
+  enum { LONG_K = 98304 }; /* x: 3072 chunks of 40 bytes, 120 KB */
+  static _Alignas(16) uint8_t data[16];
+  nvfp4_tensor a = {data, fake_sf, 1, LONG_K, 1, LONG_K / 2, LONG_K / 2, LONG_K / 16, LONG_K / 16, NVFP4_SF_LINEAR};
+  nvfp4_tensor x = a;
+  nvfp4_output y = {y_buffer, 1, 1, NVFP4_DTYPE_F16};
+  assert_rejected("K past 8.6's shared memory", nvfp4_gemv(fake_handle, &a, &x, &y, 1.0f, NULL),
+                  NVFP4_STATUS_NOT_SUPPORTED, "K <= 81088 on this GPU");
+  destroy_fake_handle();
+}
+END_TEST
+
+Suite *path_suite(void) {
+  Suite *s = suite_create("path");
+  TCase *tc = tcase_create("kernel path by compute capability");
+  tcase_add_loop_test(tc, the_compute_capability_chooses_the_path, 0, (int)(sizeof devices / sizeof devices[0]));
+  tcase_add_test(tc, force_portable_makes_a_hopper_run_the_portable_kernels_through_the_jit);
+  tcase_add_test(tc, force_portable_takes_only_the_value_1);
+  tcase_add_test(tc, the_portable_path_resolves_no_sm90a_entry);
+  tcase_add_test(tc, an_operation_without_a_portable_kernel_is_not_supported_and_launches_nothing);
+  tcase_add_test(tc, the_gemv_takes_the_k_the_device_has_shared_memory_for);
+  suite_add_tcase(s, tc);
+  return s;
+}
