@@ -13,7 +13,7 @@
 
 extern char **environ;
 
-enum { MAX_ARGS = 16, OUTPUT_BYTES = 1 << 16 };
+enum { MAX_ARGS = 24, OUTPUT_BYTES = 1 << 16 };
 
 typedef struct run {
   int status;                 /* the exit status; -1 when it did not exit normally */
@@ -63,10 +63,11 @@ typedef struct cli_case {
 static const cli_case help_cases[] = {
     {ARGS("--help"), "usage: nvfp4 <command>"},
     {ARGS("info", "--help"), "usage: nvfp4 info"},
-    {ARGS("verify", "--help"), "usage: nvfp4 verify gemv|grouped-gemm|gemm|dequantize|quantize"},
+    {ARGS("verify", "--help"), "usage: nvfp4 verify gemv|grouped-gemm|gemm|dual-gemm|dequantize|quantize"},
     {ARGS("verify", "gemv", "--help"), "usage: nvfp4 verify gemv ["},
     {ARGS("verify", "grouped-gemm", "--help"), "usage: nvfp4 verify grouped-gemm ["},
     {ARGS("verify", "gemm", "--help"), "usage: nvfp4 verify gemm ["},
+    {ARGS("verify", "dual-gemm", "--help"), "usage: nvfp4 verify dual-gemm ["},
     {ARGS("verify", "dequantize", "--help"), "usage: nvfp4 verify dequantize ["},
     {ARGS("verify", "quantize", "--help"), "usage: nvfp4 verify quantize ["},
     {ARGS("bench", "--help"), "usage: nvfp4 bench [--gpumode]"},
@@ -125,6 +126,19 @@ static const cli_case usage_cases[] = {
     {ARGS("verify", "gemm", "--alpha", "inf"), "--alpha: 'inf'"},
     {ARGS("verify", "gemm", "--act", "f16"), "unrecognized option '--act'"},
     {ARGS("verify", "gemm", "stray"), "unexpected argument 'stray'"},
+    {ARGS("verify", "dual-gemm", "--alpha2", "nan"), "--alpha2: 'nan' is not a finite number"},
+    {ARGS("verify", "dual-gemm", "--alpha2", "1e39"), "--alpha2: '1e39'"},
+    {ARGS("verify", "dual-gemm", "--alpha", "x"), "--alpha: 'x'"},
+    {ARGS("verify", "dual-gemm", "--m", "80,,176"), "--m: '80,,176' is not a list"},
+    {ARGS("verify", "dual-gemm", "--n", "0"), "--n: '0' is not an integer in [1,"},
+    {ARGS("verify", "dual-gemm", "--k", "7k"), "--k: '7k' is not an integer"},
+    {ARGS("verify", "dual-gemm", "--layout", "tiled"), "--layout: 'tiled' is not one of linear blocked"},
+    {ARGS("verify", "dual-gemm", "--dtype", "f8"), "--dtype: 'f8'"},
+    {ARGS("verify", "dual-gemm", "--seed", "-1"), "--seed: '-1'"},
+    {ARGS("verify", "dual-gemm", "--act", "f16"), "unrecognized option '--act'"},
+    {ARGS("verify", "dual-gemm", "--scale", "2"), "unrecognized option '--scale'"},
+    {ARGS("verify", "dual-gemm", "stray"), "unexpected argument 'stray'"},
+    {ARGS("verify", "grouped-gemm", "--alpha2", "2"), "unrecognized option '--alpha2'"},
     {ARGS("verify"), "name an operation"},
     {ARGS("bench", "--m", "5"), "unrecognized option '--m'"},
     {ARGS("bench", "--iters", "0"), "--iters: '0'"},
@@ -150,7 +164,7 @@ static const cli_case usage_cases[] = {
     {ARGS("verify", "quantize", "--dtype", "f8"), "--dtype: 'f8'"},
     {ARGS("verify", "quantize", "--scale", "x"), "--scale: 'x'"},
     {ARGS("verify", "quantize", "--alpha", "2"), "unrecognized option '--alpha'"},
-    {ARGS("verify", "frobnicate"), "name an operation: gemv, grouped-gemm, gemm, dequantize or quantize"},
+    {ARGS("verify", "frobnicate"), "name an operation: gemv, grouped-gemm, gemm, dual-gemm, dequantize or quantize"},
     {ARGS("bench", "quantize", "--m", "64"), "a quantize shape needs one --m (>= 1) and a --k"},
     {ARGS("bench", "quantize", "--k", "256"), "a quantize shape needs one --m (>= 1) and a --k"},
     {ARGS("bench", "quantize", "--m", "64,2", "--k", "256"), "a quantize shape needs one --m (>= 1) and a --k"},
@@ -180,7 +194,7 @@ END_TEST
 static const char *const *const kernel_commands[] = {
     ARGS("bench"), ARGS("bench", "--gpumode"), ARGS("info"), ARGS("verify", "gemv"),
     ARGS("verify", "gemv", "--act", "bf16"), ARGS("verify", "grouped-gemm"),
-    ARGS("verify", "gemm"), ARGS("bench", "dequantize"), ARGS("verify", "dequantize"), ARGS("bench", "quantize"), ARGS("verify", "quantize"),
+    ARGS("verify", "gemm"), ARGS("verify", "dual-gemm"), ARGS("bench", "dequantize"), ARGS("verify", "dequantize"), ARGS("bench", "quantize"), ARGS("verify", "quantize"),
     ARGS("bench", "relayout"),
 };
 
@@ -378,6 +392,28 @@ START_TEST(verify_fails_an_output_nothing_wrote) {
 }
 END_TEST
 
+/* verify dual-gemm makes its call where the driver has memory pools (the dual GEMM's scratch), and says why not
+ * where it has none; every option reaches the description of the case. */
+START_TEST(verify_dual_gemm_runs_where_the_driver_has_memory_pools) {
+  run r;
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("verify", "dual-gemm", "--m", "3,0,5", "--n", "40", "--k", "64"),
+            &r);
+  assert_run(&r, 1, "not supported: the dual GEMM needs scratch from a memory pool", "verify dual-gemm, no pool");
+  assert_run(&r, 1, "FAIL", "verify dual-gemm, no pool");
+  setenv("FAKE_MEMORY_POOLS", "1", 1);
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("verify", "dual-gemm", "--m", "3,0,5", "--n", "40", "--k", "64",
+                                                     "--layout", "blocked", "--dtype", "bf16", "--alpha", "0.5",
+                                                     "--alpha2", "-2", "--seed", "7"), &r);
+  assert_run(&r, 1, "dual-gemm groups=3 m=3,0,5 n=40 k=64 layout=blocked dtype=bf16 alpha=0.5 alpha2=-2 seed=7: 320 "
+                    "outputs checked", "verify dual-gemm");
+  assert_run(&r, 1, "never written", "verify dual-gemm");
+  assert_run(&r, 1, "FAIL", "verify dual-gemm");
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("verify", "dual-gemm"), &r);
+  assert_run(&r, 1, "dual-gemm groups=1 m=256 n=4096 k=7168 layout=linear dtype=f16 alpha=1 alpha2=1 seed=1:",
+             "verify dual-gemm, the defaults");
+}
+END_TEST
+
 /* --act f16 and bf16 make the W4A16 calls, on their entries: without the W4A16 GEMV's, verify and bench gemv with
  * dense x say so; without the grouped GEMM's bf16 entry, bf16 activations say so. */
 START_TEST(dense_x_runs_the_w4a16_gemv_entries) {
@@ -441,6 +477,7 @@ Suite *cli_suite(void) {
   tcase_add_test(fake, bench_quantize_takes_a_shape_and_an_input_type_on_the_fake_driver);
   tcase_add_test(fake, bench_relayout_takes_a_shape_and_a_direction_on_the_fake_driver);
   tcase_add_test(fake, verify_fails_an_output_nothing_wrote);
+  tcase_add_test(fake, verify_dual_gemm_runs_where_the_driver_has_memory_pools);
   tcase_add_test(fake, dense_x_runs_the_w4a16_gemv_entries);
   tcase_add_test(fake, dense_activations_run_the_w4a16_entry_of_their_type);
   tcase_add_test(fake, info_lists_the_kernels_on_the_fake_driver);
