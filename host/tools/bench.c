@@ -343,43 +343,59 @@ nvfp4_status nvfp4i_bench_gemv_w4a16(nvfp4_handle *h, int64_t m, int64_t k, int6
   return bench_gemv(h, m, k, l, 1, x_dtype, method, t, bytes);
 }
 
-/* ---- grouped GEMM */
+/* ---- grouped GEMM and dual GEMM */
+
+/* The call a grouped benchmark times. */
+typedef enum grouped_call { GROUPED_NVFP4, GROUPED_W4A16, GROUPED_DUAL } grouped_call;
 
 typedef struct grouped_arg {
   nvfp4_handle *h;
   int groups;
+  grouped_call call;
   nvfp4_tensor *a, *b; /* groups per set, set after set */
   nvfp4_dense *dense;  /* W4A16: the activations, in place of a */
+  nvfp4_tensor *b2;    /* the dual GEMM: its second weights (b its first) */
   nvfp4_output *c;
 } grouped_arg;
 
 static nvfp4_status launch_grouped(void *arg, int set, CUstream stream) {
   grouped_arg *g = arg;
   size_t first = (size_t)set * (size_t)g->groups;
-  if (g->dense != NULL)
-    return nvfp4_grouped_gemm_w4a16(g->h, g->groups, g->dense + first, g->b + first, g->c + first, 1.0f, stream);
+  switch (g->call) {
+    case GROUPED_W4A16:
+      return nvfp4_grouped_gemm_w4a16(g->h, g->groups, g->dense + first, g->b + first, g->c + first, 1.0f, stream);
+    case GROUPED_DUAL:
+      return nvfp4_grouped_dual_gemm_silu(g->h, g->groups, g->a + first, g->b + first, g->b2 + first, g->c + first,
+                                          1.0f, 1.0f, stream);
+    case GROUPED_NVFP4: break;
+  }
   return nvfp4_grouped_gemm(g->h, g->groups, g->a + first, g->b + first, g->c + first, 1.0f, stream);
 }
 
-/* Both grouped GEMMs' benchmark: with `dense`, nvfp4_grouped_gemm_w4a16 on activations of act_dtype. */
-static nvfp4_status bench_grouped(nvfp4_handle *h, int groups, const int64_t *m, int64_t n, int64_t k, int dense,
-                                  nvfp4_dtype act_dtype, const nvfp4i_bench_method *method, nvfp4i_timing *t,
-                                  double *flops, double *bytes) {
+/* The grouped benchmarks: nvfp4_grouped_gemm, nvfp4_grouped_gemm_w4a16 on activations of act_dtype, or
+ * nvfp4_grouped_dual_gemm_silu with a second B per group. Alphas 1: on these operands most of the dual GEMM's
+ * f16 outputs are then 0 or infinite, which is fine here, where nothing reads them. */
+static nvfp4_status bench_grouped(nvfp4_handle *h, int groups, const int64_t *m, int64_t n, int64_t k,
+                                  grouped_call call, nvfp4_dtype act_dtype, const nvfp4i_bench_method *method,
+                                  nvfp4i_timing *t, double *flops, double *bytes) {
   nvfp4_status status = NVFP4_STATUS_SUCCESS;
   input_sets sets = {0, NULL};
   pools p = {0};
-  grouped_arg g = {h, groups, NULL, NULL, NULL, NULL};
-  /* one set's layout (offsets from its base): every group's A (or dense activations), B and C */
+  grouped_arg g = {h, groups, call, NULL, NULL, NULL, NULL, NULL};
+  int dense = call == GROUPED_W4A16, dual = call == GROUPED_DUAL;
+  /* one set's layout (offsets from its base): every group's A (or dense activations), B (and B2) and C */
   nvfp4_tensor *a0 = calloc((size_t)groups, sizeof *a0), *b0 = calloc((size_t)groups, sizeof *b0);
+  nvfp4_tensor *b20 = calloc((size_t)groups, sizeof *b20);
   nvfp4_dense *dense0 = calloc((size_t)groups, sizeof *dense0);
   size_t *c_offset = calloc((size_t)groups, sizeof *c_offset), set_bytes = 0, largest = 0;
-  if (a0 == NULL || b0 == NULL || dense0 == NULL || c_offset == NULL) {
+  if (a0 == NULL || b0 == NULL || b20 == NULL || dense0 == NULL || c_offset == NULL) {
     status = nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "bench: no host memory");
     goto out;
   }
   *flops = *bytes = 0.0;
   /* bytes per activation element: packed e2m1 and its share of a scale, or an f16/bf16 value */
   double act_bytes = dense ? 2.0 : 0.5 + 1.0 / 16;
+  int products = dual ? 2 : 1; /* weight operands, and products, per group */
   for (int i = 0; i < groups; i++) {
     size_t a_bytes;
     if (dense) {
@@ -390,12 +406,13 @@ static nvfp4_status bench_grouped(nvfp4_handle *h, int groups, const int64_t *m,
       a_bytes = (size_t)a0[i].batch_stride;
     }
     b0[i] = place_operand(&set_bytes, n, k, 1);
+    if (dual) b20[i] = place_operand(&set_bytes, n, k, 1);
     c_offset[i] = place(&set_bytes, (size_t)(m[i] * n) * sizeof(uint16_t));
     if ((size_t)b0[i].batch_stride > largest) largest = (size_t)b0[i].batch_stride;
     if (a_bytes > largest) largest = a_bytes;
-    *flops += 2.0 * (double)m[i] * (double)n * (double)k;
+    *flops += 2.0 * products * (double)m[i] * (double)n * (double)k;
     if (m[i] > 0) /* an empty group reads nothing */
-      *bytes += (double)m[i] * (double)k * act_bytes + (double)n * (double)k * (0.5 + 1.0 / 16) +
+      *bytes += (double)m[i] * (double)k * act_bytes + products * (double)n * (double)k * (0.5 + 1.0 / 16) +
                 2.0 * (double)m[i] * (double)n;
   }
   status = sets_create(&sets, h, method, set_bytes);
@@ -406,8 +423,9 @@ static nvfp4_status bench_grouped(nvfp4_handle *h, int groups, const int64_t *m,
   g.a = dense ? NULL : calloc(total, sizeof *g.a);
   g.dense = dense ? calloc(total, sizeof *g.dense) : NULL;
   g.b = calloc(total, sizeof *g.b);
+  g.b2 = dual ? calloc(total, sizeof *g.b2) : NULL;
   g.c = calloc(total, sizeof *g.c);
-  if ((g.a == NULL && g.dense == NULL) || g.b == NULL || g.c == NULL) {
+  if ((g.a == NULL && g.dense == NULL) || g.b == NULL || (dual && g.b2 == NULL) || g.c == NULL) {
     status = nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "bench: no host memory");
     goto out;
   }
@@ -423,15 +441,21 @@ static nvfp4_status bench_grouped(nvfp4_handle *h, int groups, const int64_t *m,
         status = upload_operand(&g.a[i], &p, 2 * i);
       }
       if (status == NVFP4_STATUS_SUCCESS) status = upload_operand(&g.b[i], &p, 2 * i + 1);
+      if (status == NVFP4_STATUS_SUCCESS && dual) {
+        g.b2[i] = at_base(b20[group], sets.memory[s]);
+        status = upload_operand(&g.b2[i], &p, 2 * total + i); /* past every A's and B's salt */
+      }
     }
   if (status == NVFP4_STATUS_SUCCESS) status = time_sets(launch_grouped, &g, sets.count, method->runs, t);
 out:
   free(g.a);
   free(g.b);
+  free(g.b2);
   free(g.dense);
   free(g.c);
   free(a0);
   free(b0);
+  free(b20);
   free(dense0);
   free(c_offset);
   pools_destroy(&p);
@@ -442,13 +466,19 @@ out:
 nvfp4_status nvfp4i_bench_grouped_gemm(nvfp4_handle *h, int groups, const int64_t *m, int64_t n, int64_t k,
                                        const nvfp4i_bench_method *method, nvfp4i_timing *t, double *flops,
                                        double *bytes) {
-  return bench_grouped(h, groups, m, n, k, 0, NVFP4_DTYPE_F16, method, t, flops, bytes);
+  return bench_grouped(h, groups, m, n, k, GROUPED_NVFP4, NVFP4_DTYPE_F16, method, t, flops, bytes);
 }
 
 nvfp4_status nvfp4i_bench_grouped_gemm_w4a16(nvfp4_handle *h, int groups, const int64_t *m, int64_t n, int64_t k,
                                              nvfp4_dtype act_dtype, const nvfp4i_bench_method *method,
                                              nvfp4i_timing *t, double *flops, double *bytes) {
-  return bench_grouped(h, groups, m, n, k, 1, act_dtype, method, t, flops, bytes);
+  return bench_grouped(h, groups, m, n, k, GROUPED_W4A16, act_dtype, method, t, flops, bytes);
+}
+
+nvfp4_status nvfp4i_bench_dual_gemm(nvfp4_handle *h, int groups, const int64_t *m, int64_t n, int64_t k,
+                                    const nvfp4i_bench_method *method, nvfp4i_timing *t, double *flops,
+                                    double *bytes) {
+  return bench_grouped(h, groups, m, n, k, GROUPED_DUAL, NVFP4_DTYPE_F16, method, t, flops, bytes);
 }
 
 /* ---- dequantize */
@@ -837,3 +867,11 @@ const nvfp4i_grouped_workload nvfp4i_grouped_workloads[] = {
     {"moe1", NVFP4I_MOE_GROUPS, nvfp4i_moe_m, 4096, 7168},
 };
 const int nvfp4i_grouped_workload_count = sizeof nvfp4i_grouped_workloads / sizeof nvfp4i_grouped_workloads[0];
+
+const nvfp4i_grouped_workload nvfp4i_dual_workloads[] = {
+    {"dual1", 1, (const int64_t[]){256}, 4096, 7168},
+    {"dual2", 1, (const int64_t[]){512}, 4096, 7168},
+    {"dual3", 1, (const int64_t[]){256}, 3072, 4096},
+    {"dual4", 1, (const int64_t[]){512}, 3072, 7168},
+};
+const int nvfp4i_dual_workload_count = sizeof nvfp4i_dual_workloads / sizeof nvfp4i_dual_workloads[0];

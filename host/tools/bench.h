@@ -50,6 +50,13 @@ nvfp4_status nvfp4i_bench_grouped_gemm_w4a16(nvfp4_handle *h, int groups, const 
                                              nvfp4_dtype act_dtype, const nvfp4i_bench_method *method,
                                              nvfp4i_timing *t, double *flops, double *bytes);
 
+/* nvfp4_grouped_dual_gemm_silu on the same shapes with a second B per group (B1_g, B2_g: n x k each, LINEAR;
+ * alpha1 = alpha2 = 1, F16 output). *flops = 4 * sum m[g]*n*k (two products); *bytes = every non-empty
+ * group's A, B1, B2 and their scales read once, C written once. */
+nvfp4_status nvfp4i_bench_dual_gemm(nvfp4_handle *h, int groups, const int64_t *m, int64_t n, int64_t k,
+                                    const nvfp4i_bench_method *method, nvfp4i_timing *t, double *flops,
+                                    double *bytes);
+
 /* nvfp4_dequantize of an m x k operand (random full-range codes and scales, LINEAR) to `dtype`. *bytes is one
  * call's traffic floor: the data and scales read once, the output written once. */
 nvfp4_status nvfp4i_bench_dequantize(nvfp4_handle *h, int64_t m, int64_t k, nvfp4_dtype dtype,
@@ -111,8 +118,8 @@ nvfp4_status nvfp4i_bench_read(const nvfp4i_probes *p, double bytes, int runs, i
 /* The dense f16 tensor-core rate, measured: back-to-back wgmma.m64n256k16 on every SM. */
 nvfp4_status nvfp4i_bench_wgmma_peak(const nvfp4i_probes *p, int runs, double *tflops);
 
-/* The benchmark workloads: GPU MODE's GEMV and grouped GEMM benchmark shapes, the MoE decode shape, the
- * dequantize targets (issue 14: 16384 x 16384 f16; SPEC: bf16) and the scale relayouts of a 16384 x 16384
+/* The benchmark workloads: GPU MODE's GEMV, grouped GEMM and dual GEMM benchmark shapes, the MoE decode shape,
+ * the dequantize targets (issue 14: 16384 x 16384 f16; SPEC: bf16) and the scale relayouts of a 16384 x 16384
  * tensor, LINEAR -> BLOCKED and BLOCKED -> LINEAR. */
 typedef struct nvfp4i_gemv_workload {
   const char *name;
@@ -142,6 +149,8 @@ extern const nvfp4i_gemv_workload nvfp4i_gemv_workloads[];
 extern const int nvfp4i_gemv_workload_count;
 extern const nvfp4i_grouped_workload nvfp4i_grouped_workloads[];
 extern const int nvfp4i_grouped_workload_count;
+extern const nvfp4i_grouped_workload nvfp4i_dual_workloads[]; /* G = 1 each */
+extern const int nvfp4i_dual_workload_count;
 extern const nvfp4i_dequantize_workload nvfp4i_dequantize_workloads[];
 extern const int nvfp4i_dequantize_workload_count;
 extern const nvfp4i_relayout_workload nvfp4i_relayout_workloads[];

@@ -16,11 +16,13 @@ static const char usage_main[] =
     "                                 (--act f16|bf16: W4A16, dense x)\n"
     "  verify grouped-gemm [options]  the same for one grouped GEMM call (--act f16|bf16: W4A16)\n"
     "  verify gemm [options]          the same for one dense GEMM with batches, every output checked\n"
+    "  verify dual-gemm [options]     the same for one dual GEMM with SiLU call (a gated MLP's two products)\n"
     "  verify dequantize [options]    one dequantize against the exact reference, bit for bit\n"
     "  verify quantize [options]      one quantize against the recipe's CPU implementation, bit for bit\n"
-    "  bench [options]                every GPU MODE benchmark shape of both operations (the main job)\n"
+    "  bench [options]                every GPU MODE benchmark shape of GEMV, grouped and dual GEMM (the main job)\n"
     "  bench gemv [options]           time GEMV against the ceilings measured in the same run\n"
     "  bench grouped-gemm [options]   the same for grouped GEMM\n"
+    "  bench dual-gemm [options]      the same for dual GEMM with SiLU\n"
     "  bench dequantize [options]     the same for dequantize (16384 x 16384 to f16 and bf16)\n"
     "  bench quantize [options]       the same for quantize (16384 x 16384 from bf16)\n"
     "  bench relayout [options]       the same for scale relayout (a 16384 x 16384 tensor's, both ways)\n"
@@ -33,7 +35,7 @@ static const char usage_info[] =
     "  registers, spills, static shared memory and resident CTAs per SM.\n";
 
 static const char usage_verify[] =
-    "usage: nvfp4 verify gemv|grouped-gemm|gemm|dequantize|quantize [options]\n"
+    "usage: nvfp4 verify gemv|grouped-gemm|gemm|dual-gemm|dequantize|quantize [options]\n"
     "  One call on random full-range data (every e2m1 code, scales 2^-6..2^4, garbage in padding) against\n"
     "  the float64 reference under the accuracy bar of docs/ACCURACY.md (dequantize and quantize: bit for\n"
     "  bit). See nvfp4 verify <operation> --help.\n";
@@ -67,6 +69,18 @@ static const char usage_verify_gemm[] =
     "  checked. Prints the worst error/tolerance ratio against the accuracy bar (docs/ACCURACY.md) and PASS,\n"
     "  or FAIL with exit status 1. The same seed gives the same data.\n"
     "  Defaults: --m 128 --n 7168 --k 2048 --l 1 --layout linear --dtype f16 --alpha 1 --seed 1\n";
+
+static const char usage_verify_dual[] =
+    "usage: nvfp4 verify dual-gemm [--m M1,M2,..] [--n N] [--k K] [--layout linear|blocked]\n"
+    "                              [--dtype f16|bf16|f32] [--alpha A] [--alpha2 A2] [--seed S]\n"
+    "  One nvfp4_grouped_dual_gemm_silu call, one group per entry of --m (0 makes an empty group):\n"
+    "  C_g (M_g x N) = silu(alpha * A_g B1_g^T) * (alpha2 * A_g B2_g^T), A_g M_g x K, B1_g and B2_g N x K.\n"
+    "  --layout is every operand's scale layout, --dtype the output type. Full-range data makes the products\n"
+    "  large (thousands at K = 7168): at alpha 1 an output is about 0 where the gate is negative and, in f16,\n"
+    "  mostly infinite where it is positive, each checked as the reference rounds it; a small --alpha (0.001)\n"
+    "  puts the gate where SiLU curves. Prints the worst error/tolerance ratio against the accuracy bar\n"
+    "  (docs/ACCURACY.md) and PASS, or FAIL with exit status 1. The same seed gives the same data.\n"
+    "  Defaults: --m 256 --n 4096 --k 7168 --layout linear --dtype f16 --alpha 1 --alpha2 1 --seed 1\n";
 
 static const char usage_verify_dequantize[] =
     "usage: nvfp4 verify dequantize [--m M] [--k K] [--l L] [--layout linear|blocked] [--dtype f16|bf16|f32]\n"
@@ -130,7 +144,9 @@ static int cmd_info(int argc, char **argv) {
   return status == CLI_GO_ON ? print_info() : status;
 }
 
-enum { OPT_M = 256, OPT_N, OPT_K, OPT_L, OPT_LAYOUT, OPT_DTYPE, OPT_ALPHA, OPT_SEED, OPT_ACT, OPT_SCALE };
+enum {
+  OPT_M = 256, OPT_N, OPT_K, OPT_L, OPT_LAYOUT, OPT_DTYPE, OPT_ALPHA, OPT_ALPHA2, OPT_SEED, OPT_ACT, OPT_SCALE
+};
 
 #define SHAPE_MAX INT32_MAX /* the library's limit on rows and K */
 
@@ -216,10 +232,52 @@ static int take_verify_grouped(int code, const char *value, void *ctx) {
     case OPT_LAYOUT: return cli_layout(value, "--layout", &a->c.a_layout);
     case OPT_DTYPE: return cli_dtype(value, &a->c.dtype);
     case OPT_ALPHA: return cli_float(value, "--alpha", &a->c.alpha);
+    case OPT_ALPHA2: return cli_float(value, "--alpha2", &a->c.alpha2);
     case OPT_SEED: return cli_u64(value, "--seed", &a->c.seed);
     case OPT_ACT: return cli_act_parse(value, &a->act);
   }
   return 0;
+}
+
+/* verify grouped-gemm and verify dual-gemm: the same groups, operands and report; the dual GEMM takes --alpha2
+ * where the grouped GEMM takes --act. */
+typedef struct grouped_command {
+  const char *name, *usage;
+  const struct option *options;
+  const char *m_text; /* the default --m, as the user would write it */
+  int64_t n, k;       /* the default --n and --k */
+  int dual;           /* nvfp4_grouped_dual_gemm_silu, else nvfp4_grouped_gemm or, with --act, its W4A16 call */
+} grouped_command;
+
+static int verify_grouped_command(int argc, char **argv, const grouped_command *cmd) {
+  verify_grouped_args a = {.n = cmd->n, .k = cmd->k, .act = CLI_ACT_NVFP4};
+  a.c = (nvfp4i_grouped_case){.m = a.m, .n = &a.n, .k = &a.k, .n_count = 1, .k_count = 1,
+                              .a_layout = NVFP4_SF_LINEAR, .dtype = NVFP4_DTYPE_F16, .alpha = 1.0f,
+                              .alpha2 = 1.0f, .seed = 1};
+  take_verify_grouped(OPT_M, cmd->m_text, &a);
+  char command[64];
+  snprintf(command, sizeof command, "nvfp4 verify %s", cmd->name);
+  int status = cli_parse(argc, argv, command, cmd->usage, cmd->options, take_verify_grouped, &a);
+  if (status != CLI_GO_ON) return status;
+  a.c.b_layout = a.c.a_layout;
+  a.act_dtype = cli_act_dtype(a.act);
+  a.c.act_dtypes = &a.act_dtype;
+  a.c.act_dtype_count = 1;
+  nvfp4_handle *h;
+  if (!cli_open_handle(&h)) return 1;
+  nvfp4i_verdict v;
+  int pass = cmd->dual                 ? nvfp4i_verify_dual_gemm(h, &a.c, &v)
+             : a.act == CLI_ACT_NVFP4 ? nvfp4i_verify_grouped_gemm(h, &a.c, &v)
+                                      : nvfp4i_verify_grouped_gemm_w4a16(h, &a.c, &v);
+  char what[256], act[16] = "", alpha2[32] = "";
+  if (cmd->dual)
+    snprintf(alpha2, sizeof alpha2, " alpha2=%g", a.c.alpha2);
+  else
+    snprintf(act, sizeof act, " act=%s", cli_act_name(a.act));
+  snprintf(what, sizeof what, "%s groups=%d m=%.64s n=%lld k=%lld%s layout=%s dtype=%s alpha=%g%s seed=%llu",
+           cmd->name, a.c.groups, a.m_text, (long long)a.n, (long long)a.k, act, cli_layout_name(a.c.a_layout),
+           cli_dtype_name(a.c.dtype), a.c.alpha, alpha2, (unsigned long long)a.c.seed);
+  return report_and_destroy(h, what, pass, &v);
 }
 
 static int cmd_verify_grouped(int argc, char **argv) {
@@ -229,28 +287,19 @@ static int cmd_verify_grouped(int argc, char **argv) {
       {"dtype", required_argument, NULL, OPT_DTYPE},   {"alpha", required_argument, NULL, OPT_ALPHA},
       {"seed", required_argument, NULL, OPT_SEED},     {"act", required_argument, NULL, OPT_ACT},
       CLI_HELP_OPTION,                                 {0}};
-  verify_grouped_args a = {.m = {80, 176}, .n = 4096, .k = 7168, .m_text = "80,176", .act = CLI_ACT_NVFP4};
-  a.c = (nvfp4i_grouped_case){.groups = 2, .m = a.m, .n = &a.n, .k = &a.k, .m_count = 2, .n_count = 1,
-                              .k_count = 1, .a_layout = NVFP4_SF_LINEAR, .dtype = NVFP4_DTYPE_F16, .alpha = 1.0f,
-                              .seed = 1};
-  int status =
-      cli_parse(argc, argv, "nvfp4 verify grouped-gemm", usage_verify_grouped, options, take_verify_grouped, &a);
-  if (status != CLI_GO_ON) return status;
-  a.c.b_layout = a.c.a_layout;
-  a.act_dtype = cli_act_dtype(a.act);
-  a.c.act_dtypes = &a.act_dtype;
-  a.c.act_dtype_count = 1;
-  nvfp4_handle *h;
-  if (!cli_open_handle(&h)) return 1;
-  nvfp4i_verdict v;
-  int pass = a.act == CLI_ACT_NVFP4 ? nvfp4i_verify_grouped_gemm(h, &a.c, &v)
-                                   : nvfp4i_verify_grouped_gemm_w4a16(h, &a.c, &v);
-  char what[256];
-  snprintf(what, sizeof what,
-           "grouped-gemm groups=%d m=%.64s n=%lld k=%lld act=%s layout=%s dtype=%s alpha=%g seed=%llu", a.c.groups,
-           a.m_text, (long long)a.n, (long long)a.k, cli_act_name(a.act), cli_layout_name(a.c.a_layout),
-           cli_dtype_name(a.c.dtype), a.c.alpha, (unsigned long long)a.c.seed);
-  return report_and_destroy(h, what, pass, &v);
+  static const grouped_command cmd = {"grouped-gemm", usage_verify_grouped, options, "80,176", 4096, 7168, 0};
+  return verify_grouped_command(argc, argv, &cmd);
+}
+
+static int cmd_verify_dual(int argc, char **argv) {
+  static const struct option options[] = {
+      {"m", required_argument, NULL, OPT_M},           {"n", required_argument, NULL, OPT_N},
+      {"k", required_argument, NULL, OPT_K},           {"layout", required_argument, NULL, OPT_LAYOUT},
+      {"dtype", required_argument, NULL, OPT_DTYPE},   {"alpha", required_argument, NULL, OPT_ALPHA},
+      {"alpha2", required_argument, NULL, OPT_ALPHA2}, {"seed", required_argument, NULL, OPT_SEED},
+      CLI_HELP_OPTION,                                 {0}};
+  static const grouped_command cmd = {"dual-gemm", usage_verify_dual, options, "256", 4096, 7168, 1};
+  return verify_grouped_command(argc, argv, &cmd);
 }
 
 static int take_verify_gemm(int code, const char *value, void *ctx) {
@@ -371,13 +420,14 @@ static int cmd_verify(int argc, char **argv) {
   if (argc >= 2 && !strcmp(argv[1], "gemv")) return cmd_verify_gemv(argc - 1, argv + 1);
   if (argc >= 2 && !strcmp(argv[1], "grouped-gemm")) return cmd_verify_grouped(argc - 1, argv + 1);
   if (argc >= 2 && !strcmp(argv[1], "gemm")) return cmd_verify_gemm(argc - 1, argv + 1);
+  if (argc >= 2 && !strcmp(argv[1], "dual-gemm")) return cmd_verify_dual(argc - 1, argv + 1);
   if (argc >= 2 && !strcmp(argv[1], "dequantize")) return cmd_verify_dequantize(argc - 1, argv + 1);
   if (argc >= 2 && !strcmp(argv[1], "quantize")) return cmd_verify_quantize(argc - 1, argv + 1);
   if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
     printf("%s", usage_verify);
     return 0;
   }
-  fprintf(stderr, "nvfp4 verify: name an operation: gemv, grouped-gemm, gemm, dequantize or quantize\n"
+  fprintf(stderr, "nvfp4 verify: name an operation: gemv, grouped-gemm, gemm, dual-gemm, dequantize or quantize\n"
                   "Try 'nvfp4 verify --help'.\n");
   return 2;
 }

@@ -11,19 +11,21 @@ static const char usage_bench[] =
     "usage: nvfp4 bench [--gpumode] [--iters N] [--sets N] [--csv FILE]\n"
     "       nvfp4 bench gemv [options]          see nvfp4 bench gemv --help\n"
     "       nvfp4 bench grouped-gemm [options]  see nvfp4 bench grouped-gemm --help\n"
+    "       nvfp4 bench dual-gemm [options]     see nvfp4 bench dual-gemm --help\n"
     "       nvfp4 bench dequantize [options]    see nvfp4 bench dequantize --help\n"
     "       nvfp4 bench quantize [options]      see nvfp4 bench quantize --help\n"
     "       nvfp4 bench relayout [options]      see nvfp4 bench relayout --help\n"
-    "  Without an operation: the GPU MODE benchmark shapes of both (--gpumode, the default; each also with f16\n"
-    "  activations, W4A16), every option applying to both. Timing (docs/TIMING.md): N distinct\n"
-    "  input sets; one repetition synchronises, writes 256 MB to flush L2, and times one call per set back to\n"
-    "  back on one stream between two events; a call's time is the elapsed time / N, and the median over the\n"
-    "  repetitions is reported, with the single-call latency (one call alone between the events after a\n"
-    "  flush) beside it. Ceilings measured in the same run: the device copy bandwidth, the method's launch\n"
-    "  floor, a plain read of the GEMV's bytes and the f16 tensor-core rate.\n"
+    "  Without an operation: the GPU MODE benchmark shapes of GEMV, grouped GEMM and dual GEMM (--gpumode, the\n"
+    "  default; the first two each also with f16 activations, W4A16), every option applying to all three.\n"
+    "  Timing (docs/TIMING.md): N distinct input sets; one repetition synchronises, writes 256 MB to flush\n"
+    "  L2, and times one call per set back to back on one stream between two events; a call's time is the\n"
+    "  elapsed time / N, and the median over the repetitions is reported, with the single-call latency (one\n"
+    "  call alone between the events after a flush) beside it. Ceilings measured in the same run: the device\n"
+    "  copy bandwidth, the method's launch floor, a plain read of the GEMV's bytes and the f16 tensor-core\n"
+    "  rate.\n"
     "  --iters N   repetitions of every measurement (default 50)\n"
     "  --sets N    input sets (default 15; more where N sets would fit in L2, fewer where memory is short)\n"
-    "  --csv FILE  also write every row to FILE, one header for both operations\n";
+    "  --csv FILE  also write every row to FILE, one header for every operation\n";
 
 static const char usage_bench_gemv[] =
     "usage: nvfp4 bench gemv [--m M --k K [--l L] | --gpumode | --sweep] [--act nvfp4|f16|bf16] [--iters N]\n"
@@ -56,6 +58,17 @@ static const char usage_bench_grouped[] =
     "            activations, then with f16 ones (W4A16), unless --act names one kind\n"
     "  --act: the activations, NVFP4 (nvfp4_grouped_gemm, the default for a shape of your own) or dense f16\n"
     "         or bf16 (nvfp4_grouped_gemm_w4a16; bytes count them at 2 an element)\n"
+    "  --iters N, --sets N, --csv FILE: as in nvfp4 bench --help\n";
+
+static const char usage_bench_dual[] =
+    "usage: nvfp4 bench dual-gemm [--m M1,M2,.. --n N --k K | --gpumode] [--iters N] [--sets N] [--csv FILE]\n"
+    "  Times nvfp4_grouped_dual_gemm_silu (one group per entry of --m, each A_g M_g x K against B1_g and B2_g\n"
+    "  N x K, 0 for an empty group; random full-range operands, LINEAR scales, f16 output, alpha1 = alpha2 = 1)\n"
+    "  and prints what nvfp4 bench grouped-gemm prints: the time per call and alone, TFLOP/s (4 * M * N * K a\n"
+    "  group: two products) and its share of the f16 tensor-core rate, the bytes moved per second (A, B1, B2\n"
+    "  and their scales read once, C written once) and their share of the copy bandwidth, and the floors.\n"
+    "  --gpumode (the default): GPU MODE's four benchmark cases dual1..4, G = 1, (M, N, K) = (256, 4096, 7168),\n"
+    "            (512, 4096, 7168), (256, 3072, 4096), (512, 3072, 7168)\n"
     "  --iters N, --sets N, --csv FILE: as in nvfp4 bench --help\n";
 
 static const char usage_bench_dequantize[] =
@@ -98,14 +111,16 @@ enum {
   OPT_WEIGHTS_STABLE
 };
 enum {
-  BENCH_GEMV = 1, BENCH_GROUPED = 2, BENCH_DEQUANTIZE = 4, BENCH_QUANTIZE = 8, BENCH_RELAYOUT = 16,
+  BENCH_GEMV = 1, BENCH_GROUPED = 2, BENCH_DEQUANTIZE = 4, BENCH_QUANTIZE = 8, BENCH_RELAYOUT = 16, BENCH_DUAL = 32,
+  BENCH_GPUMODE = BENCH_GEMV | BENCH_GROUPED | BENCH_DUAL, /* `nvfp4 bench` without an operation */
+  BENCH_TENSOR_CORE = BENCH_GROUPED | BENCH_DUAL,          /* the operations rated against the wgmma peak */
   MAX_GROUPS = 1024
 };
 
 #define SHAPE_MAX INT32_MAX
 
 typedef struct bench_args {
-  int ops; /* BENCH_GEMV | BENCH_GROUPED */
+  int ops; /* BENCH_GPUMODE, or one operation */
   int gpumode, sweep;
   int64_t m[MAX_GROUPS];
   int m_count; /* 0: --m not given */
@@ -147,7 +162,7 @@ static int take_bench(int code, const char *value, void *ctx) {
 
 /* Parses the arguments after `bench` (argv[0]) and the operation's word, if any; CLI_GO_ON or the status. */
 static int parse_bench(int argc, char **argv, bench_args *a) {
-  static const struct option both_options[] = {COMMON_OPTIONS, {0}};
+  static const struct option gpumode_options[] = {COMMON_OPTIONS, {0}};
   static const struct option gemv_options[] = {COMMON_OPTIONS,
                                                {"m", required_argument, NULL, OPT_M},
                                                {"k", required_argument, NULL, OPT_K},
@@ -162,6 +177,11 @@ static int parse_bench(int argc, char **argv, bench_args *a) {
                                                   {"k", required_argument, NULL, OPT_K},
                                                   {"act", required_argument, NULL, OPT_ACT},
                                                   {0}};
+  static const struct option dual_options[] = {COMMON_OPTIONS,
+                                               {"m", required_argument, NULL, OPT_M},
+                                               {"n", required_argument, NULL, OPT_N},
+                                               {"k", required_argument, NULL, OPT_K},
+                                               {0}};
   static const struct option dequantize_options[] = {COMMON_OPTIONS,
                                                      {"m", required_argument, NULL, OPT_M},
                                                      {"k", required_argument, NULL, OPT_K},
@@ -178,14 +198,17 @@ static int parse_bench(int argc, char **argv, bench_args *a) {
                                                    {"to", required_argument, NULL, OPT_TO},
                                                    {0}};
   const char *command = "nvfp4 bench", *usage = usage_bench;
-  const struct option *options = both_options;
-  a->ops = BENCH_GEMV | BENCH_GROUPED;
+  const struct option *options = gpumode_options;
+  a->ops = BENCH_GPUMODE;
   if (argc >= 2 && !strcmp(argv[1], "gemv")) {
     a->ops = BENCH_GEMV;
     command = "nvfp4 bench gemv", usage = usage_bench_gemv, options = gemv_options;
   } else if (argc >= 2 && !strcmp(argv[1], "grouped-gemm")) {
     a->ops = BENCH_GROUPED;
     command = "nvfp4 bench grouped-gemm", usage = usage_bench_grouped, options = grouped_options;
+  } else if (argc >= 2 && !strcmp(argv[1], "dual-gemm")) {
+    a->ops = BENCH_DUAL;
+    command = "nvfp4 bench dual-gemm", usage = usage_bench_dual, options = dual_options;
   } else if (argc >= 2 && !strcmp(argv[1], "dequantize")) {
     a->ops = BENCH_DEQUANTIZE;
     command = "nvfp4 bench dequantize", usage = usage_bench_dequantize, options = dequantize_options;
@@ -196,7 +219,7 @@ static int parse_bench(int argc, char **argv, bench_args *a) {
     a->ops = BENCH_RELAYOUT;
     command = "nvfp4 bench relayout", usage = usage_bench_relayout, options = relayout_options;
   }
-  if (a->ops != (BENCH_GEMV | BENCH_GROUPED)) argc--, argv++;
+  if (a->ops != BENCH_GPUMODE) argc--, argv++;
   int status = cli_parse(argc, argv, command, usage, options, take_bench, a);
   if (status != CLI_GO_ON) return status;
   int custom = a->m_count || a->n || a->k || a->l;
@@ -206,6 +229,8 @@ static int parse_bench(int argc, char **argv, bench_args *a) {
                              ? "a GEMV shape needs one --m and a --k (--l defaults to 1)"
                          : a->ops == BENCH_GROUPED && custom && !(a->m_count && a->n && a->k)
                              ? "a grouped GEMM shape needs --m, --n and --k"
+                         : a->ops == BENCH_DUAL && custom && !(a->m_count && a->n && a->k)
+                             ? "a dual GEMM shape needs --m, --n and --k"
                          : a->ops == BENCH_DEQUANTIZE && custom && (a->m_count != 1 || !a->k)
                              ? "a dequantize shape needs one --m and a --k"
                          : a->ops == BENCH_QUANTIZE && custom && (a->m_count != 1 || !a->m[0] || !a->k)
@@ -220,7 +245,7 @@ static int parse_bench(int argc, char **argv, bench_args *a) {
   return CLI_GO_ON;
 }
 
-/* One measured row, in the CSV schema both operations share (NAN: not measured for this operation). */
+/* One measured row, in the CSV schema every operation shares (NAN: not measured for this operation). */
 typedef struct bench_row {
   const char *op, *act, *name; /* act: the activations (quantize: the input), nvfp4, f16, bf16 or f32 */
   int groups;
@@ -240,7 +265,7 @@ typedef struct bench_run {
   nvfp4i_probes probes;
   FILE *csv;
   nvfp4i_bench_method method;
-  double copy_tbps, peak_tflops; /* peak: NAN unless grouped GEMM runs */
+  double copy_tbps, peak_tflops; /* peak: NAN unless a BENCH_TENSOR_CORE operation runs */
 } bench_run;
 
 static void csv_number(FILE *f, double v, const char *format) {
@@ -343,6 +368,46 @@ static int bench_gemv_shapes(const bench_run *run, const bench_args *a) {
   return rc;
 }
 
+/* A grouped workload's --m list ("80,176,..."), cut short where it would not fit. */
+static void format_m_list(char *text, size_t size, const nvfp4i_grouped_workload *s) {
+  text[0] = '\0';
+  for (int g = 0, len = 0; g < s->groups && len < (int)size - 24; g++)
+    len += snprintf(text + len, size - (size_t)len, g ? ",%lld" : "%lld", (long long)s->m[g]);
+}
+
+/* The grouped and dual GEMMs' columns. */
+static void print_grouped_columns(void) {
+  printf("%-6s %-5s %-3s %-28s %5s %5s %4s %9s %9s %8s %7s %7s %7s %9s %9s %7s\n", "shape", "act", "G", "M", "N", "K",
+         "sets", "median_us", "single_us", "TFLOP/s", "%peak", "TB/s", "%copy", "flop_us", "byte_us", "x_floor");
+}
+
+/* Times one shape, with the dual GEMM or else the grouped GEMM on activations `act`, and prints its row; 0
+ * when it was measured. */
+static int grouped_row(const bench_run *run, const nvfp4i_grouped_workload *s, int dual, cli_act act) {
+  bench_row r = {.op = dual ? "dual-gemm" : "grouped-gemm", .act = cli_act_name(act), .name = s->name,
+                 .groups = s->groups, .n = s->n, .k = s->k, .l = 1, .read_us = NAN};
+  format_m_list(r.m_text, sizeof r.m_text, s);
+  nvfp4_status st =
+      dual ? nvfp4i_bench_dual_gemm(run->h, s->groups, s->m, s->n, s->k, &run->method, &r.t, &r.flops, &r.bytes)
+      : act == CLI_ACT_NVFP4
+          ? nvfp4i_bench_grouped_gemm(run->h, s->groups, s->m, s->n, s->k, &run->method, &r.t, &r.flops, &r.bytes)
+          : nvfp4i_bench_grouped_gemm_w4a16(run->h, s->groups, s->m, s->n, s->k, cli_act_dtype(act), &run->method,
+                                            &r.t, &r.flops, &r.bytes);
+  if (st != NVFP4_STATUS_SUCCESS) {
+    fprintf(stderr, "nvfp4: %s %s x %lld x %lld, %s activations: %s: %s\n", r.op, r.m_text, (long long)s->n,
+            (long long)s->k, r.act, nvfp4_status_string(st), nvfp4_last_error());
+    return 1;
+  }
+  double tflops = r.flops / (r.t.median_us * 1e-6) / 1e12, tbps = r.bytes / (r.t.median_us * 1e-6) / 1e12;
+  double flop_us = r.flops / (run->peak_tflops * 1e12) * 1e6, byte_us = r.bytes / (run->copy_tbps * 1e12) * 1e6;
+  printf("%-6s %-5s %-3d %-28.28s %5lld %5lld %4d %9.2f %9.2f %8.1f %6.1f%% %7.3f %6.1f%% %9.2f %9.2f %7.2f\n",
+         s->name, r.act, s->groups, r.m_text, (long long)s->n, (long long)s->k, r.t.sets, r.t.median_us,
+         r.t.single_us, tflops, 100.0 * tflops / run->peak_tflops, tbps, 100.0 * tbps / run->copy_tbps, flop_us,
+         byte_us, r.t.median_us / fmax(flop_us, byte_us));
+  csv_row(run, &r);
+  return 0;
+}
+
 /* Times every grouped GEMM shape the arguments name with every kind of activations they name (a shape of
  * one's own and --act: one kind; the GPU MODE shapes: NVFP4, then f16 W4A16); 0 when all were measured. */
 static int bench_grouped_shapes(const bench_run *run, const bench_args *a) {
@@ -353,35 +418,25 @@ static int bench_grouped_shapes(const bench_run *run, const bench_args *a) {
   int act_count = a->m_count || a->act_given ? 1 : 2;
   printf("\nGrouped GEMM. act: the activations (nvfp4, or f16 / bf16: W4A16); flop_us, byte_us: the floors the\n"
          "tensor-core rate and the copy bandwidth put on the call; x_floor: the time over the larger of the two\n");
-  printf("%-6s %-5s %-3s %-28s %5s %5s %4s %9s %9s %8s %7s %7s %7s %9s %9s %7s\n", "shape", "act", "G", "M", "N", "K",
-         "sets", "median_us", "single_us", "TFLOP/s", "%peak", "TB/s", "%copy", "flop_us", "byte_us", "x_floor");
+  print_grouped_columns();
   int rc = 0;
   for (int act = 0; act < act_count; act++)
-    for (int i = 0; i < count; i++) {
-      const nvfp4i_grouped_workload *s = &shapes[i];
-      bench_row r = {.op = "grouped-gemm", .act = cli_act_name(acts[act]), .name = s->name, .groups = s->groups,
-                     .n = s->n, .k = s->k, .l = 1, .read_us = NAN};
-      for (int g = 0, len = 0; g < s->groups && len < (int)sizeof r.m_text - 24; g++)
-        len += snprintf(r.m_text + len, sizeof r.m_text - (size_t)len, g ? ",%lld" : "%lld", (long long)s->m[g]);
-      nvfp4_status st =
-          acts[act] == CLI_ACT_NVFP4
-              ? nvfp4i_bench_grouped_gemm(run->h, s->groups, s->m, s->n, s->k, &run->method, &r.t, &r.flops, &r.bytes)
-              : nvfp4i_bench_grouped_gemm_w4a16(run->h, s->groups, s->m, s->n, s->k, cli_act_dtype(acts[act]),
-                                                &run->method, &r.t, &r.flops, &r.bytes);
-      if (st != NVFP4_STATUS_SUCCESS) {
-        fprintf(stderr, "nvfp4: grouped-gemm %s x %lld x %lld, %s activations: %s: %s\n", r.m_text, (long long)s->n,
-                (long long)s->k, r.act, nvfp4_status_string(st), nvfp4_last_error());
-        rc = 1;
-        continue;
-      }
-      double tflops = r.flops / (r.t.median_us * 1e-6) / 1e12, tbps = r.bytes / (r.t.median_us * 1e-6) / 1e12;
-      double flop_us = r.flops / (run->peak_tflops * 1e12) * 1e6, byte_us = r.bytes / (run->copy_tbps * 1e12) * 1e6;
-      printf("%-6s %-5s %-3d %-28.28s %5lld %5lld %4d %9.2f %9.2f %8.1f %6.1f%% %7.3f %6.1f%% %9.2f %9.2f %7.2f\n",
-             s->name, r.act, s->groups, r.m_text, (long long)s->n, (long long)s->k, r.t.sets, r.t.median_us,
-             r.t.single_us, tflops, 100.0 * tflops / run->peak_tflops, tbps, 100.0 * tbps / run->copy_tbps, flop_us,
-             byte_us, r.t.median_us / fmax(flop_us, byte_us));
-      csv_row(run, &r);
-    }
+    for (int i = 0; i < count; i++) rc |= grouped_row(run, &shapes[i], 0, acts[act]);
+  return rc;
+}
+
+/* Times every dual GEMM shape the arguments name (a shape of one's own, or the GPU MODE shapes); 0 when all
+ * were measured. */
+static int bench_dual_shapes(const bench_run *run, const bench_args *a) {
+  nvfp4i_grouped_workload one = {"custom", a->m_count, a->m, a->n, a->k};
+  const nvfp4i_grouped_workload *shapes = a->m_count ? &one : nvfp4i_dual_workloads;
+  int count = a->m_count ? 1 : nvfp4i_dual_workload_count;
+  printf("\nDual GEMM with SiLU, c = silu(a b1^T) * (a b2^T): flops count both products, bytes a, b1, b2 and\n"
+         "their scales read once and c written once; flop_us, byte_us: the floors the tensor-core rate and the\n"
+         "copy bandwidth put on the call; x_floor: the time over the larger of the two\n");
+  print_grouped_columns();
+  int rc = 0;
+  for (int i = 0; i < count; i++) rc |= grouped_row(run, &shapes[i], 1, CLI_ACT_NVFP4);
   return rc;
 }
 
@@ -399,8 +454,7 @@ static int bench_grouped_dequantize_shapes(const bench_run *run, const bench_arg
     for (int g = 0; g < s->groups; g++) rows += s->m[g];
     bench_row r = {.op = "grouped-dequantize", .act = "nvfp4", .name = name, .groups = s->groups, .k = s->k,
                    .l = 1, .flops = 0.0, .read_us = NAN};
-    for (int g = 0, len = 0; g < s->groups && len < (int)sizeof r.m_text - 24; g++)
-      len += snprintf(r.m_text + len, sizeof r.m_text - (size_t)len, g ? ",%lld" : "%lld", (long long)s->m[g]);
+    format_m_list(r.m_text, sizeof r.m_text, s);
     nvfp4_status st = nvfp4i_bench_grouped_dequantize(run->h, s->groups, s->m, s->k, dtype, &run->method, &r.t,
                                                       &r.bytes);
     if (st != NVFP4_STATUS_SUCCESS) {
@@ -520,7 +574,7 @@ static int measure_ceilings(bench_run *run, int ops) {
   nvfp4i_timing floor;
   nvfp4_status s = nvfp4i_bench_copy_bandwidth(&run->method, &run->copy_tbps);
   if (s == NVFP4_STATUS_SUCCESS) s = nvfp4i_bench_launch_floor(&run->method, &floor);
-  if (s == NVFP4_STATUS_SUCCESS && (ops & BENCH_GROUPED))
+  if (s == NVFP4_STATUS_SUCCESS && (ops & BENCH_TENSOR_CORE))
     s = nvfp4i_bench_wgmma_peak(&run->probes, run->method.runs, &run->peak_tflops);
   if (s != NVFP4_STATUS_SUCCESS) {
     fprintf(stderr, "nvfp4: ceilings: %s: %s\n", nvfp4_status_string(s), nvfp4_last_error());
@@ -531,7 +585,7 @@ static int measure_ceilings(bench_run *run, int ops) {
   printf("device copy bandwidth: %.3f TB/s (read + write, 1 GiB)\n", run->copy_tbps);
   printf("launch floor:          %.2f us per call, %.2f us single (a 16-byte memset timed the same way, %d sets)\n",
          floor.median_us, floor.single_us, floor.sets);
-  if (ops & BENCH_GROUPED)
+  if (ops & BENCH_TENSOR_CORE)
     printf("f16 tensor-core rate:  %.1f TFLOP/s (wgmma.m64n256k16 on every SM)\n", run->peak_tflops);
   return 1;
 }
@@ -562,6 +616,7 @@ int cli_bench(int argc, char **argv) {
   rc = 0;
   if (a.ops & BENCH_GEMV) rc |= bench_gemv_shapes(&run, &a);
   if (a.ops & BENCH_GROUPED) rc |= bench_grouped_shapes(&run, &a);
+  if (a.ops & BENCH_DUAL) rc |= bench_dual_shapes(&run, &a);
   if (a.ops & BENCH_DEQUANTIZE) rc |= bench_dequantize_shapes(&run, &a);
   if (a.ops & BENCH_QUANTIZE) rc |= bench_quantize_shape(&run, &a);
   if (a.ops & BENCH_RELAYOUT) rc |= bench_relayout_shapes(&run, &a);

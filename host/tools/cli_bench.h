@@ -1,5 +1,5 @@
-/* `nvfp4 bench`: the GPU MODE benchmark shapes of both operations, or a shape of your own, timed against
- * ceilings measured in the same run (not part of libnvfp4). */
+/* `nvfp4 bench`: the GPU MODE benchmark shapes of the GEMV, grouped GEMM and dual GEMM, each operation's own
+ * workloads, or a shape of your own, timed against ceilings measured in the same run (not part of libnvfp4). */
 #ifndef NVFP4_TOOLS_CLI_BENCH_H
 #define NVFP4_TOOLS_CLI_BENCH_H
 

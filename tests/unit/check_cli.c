@@ -13,7 +13,7 @@
 
 extern char **environ;
 
-enum { MAX_ARGS = 16, OUTPUT_BYTES = 1 << 16 };
+enum { MAX_ARGS = 24, OUTPUT_BYTES = 1 << 16 };
 
 typedef struct run {
   int status;                 /* the exit status; -1 when it did not exit normally */
@@ -63,15 +63,17 @@ typedef struct cli_case {
 static const cli_case help_cases[] = {
     {ARGS("--help"), "usage: nvfp4 <command>"},
     {ARGS("info", "--help"), "usage: nvfp4 info"},
-    {ARGS("verify", "--help"), "usage: nvfp4 verify gemv|grouped-gemm|gemm|dequantize|quantize"},
+    {ARGS("verify", "--help"), "usage: nvfp4 verify gemv|grouped-gemm|gemm|dual-gemm|dequantize|quantize"},
     {ARGS("verify", "gemv", "--help"), "usage: nvfp4 verify gemv ["},
     {ARGS("verify", "grouped-gemm", "--help"), "usage: nvfp4 verify grouped-gemm ["},
     {ARGS("verify", "gemm", "--help"), "usage: nvfp4 verify gemm ["},
+    {ARGS("verify", "dual-gemm", "--help"), "usage: nvfp4 verify dual-gemm ["},
     {ARGS("verify", "dequantize", "--help"), "usage: nvfp4 verify dequantize ["},
     {ARGS("verify", "quantize", "--help"), "usage: nvfp4 verify quantize ["},
     {ARGS("bench", "--help"), "usage: nvfp4 bench [--gpumode]"},
     {ARGS("bench", "gemv", "--help"), "usage: nvfp4 bench gemv ["},
     {ARGS("bench", "grouped-gemm", "--help"), "usage: nvfp4 bench grouped-gemm ["},
+    {ARGS("bench", "dual-gemm", "--help"), "usage: nvfp4 bench dual-gemm ["},
     {ARGS("bench", "dequantize", "--help"), "usage: nvfp4 bench dequantize ["},
     {ARGS("bench", "quantize", "--help"), "usage: nvfp4 bench quantize ["},
     {ARGS("bench", "relayout", "--help"), "usage: nvfp4 bench relayout ["},
@@ -125,6 +127,19 @@ static const cli_case usage_cases[] = {
     {ARGS("verify", "gemm", "--alpha", "inf"), "--alpha: 'inf'"},
     {ARGS("verify", "gemm", "--act", "f16"), "unrecognized option '--act'"},
     {ARGS("verify", "gemm", "stray"), "unexpected argument 'stray'"},
+    {ARGS("verify", "dual-gemm", "--alpha2", "nan"), "--alpha2: 'nan' is not a finite number"},
+    {ARGS("verify", "dual-gemm", "--alpha2", "1e39"), "--alpha2: '1e39'"},
+    {ARGS("verify", "dual-gemm", "--alpha", "x"), "--alpha: 'x'"},
+    {ARGS("verify", "dual-gemm", "--m", "80,,176"), "--m: '80,,176' is not a list"},
+    {ARGS("verify", "dual-gemm", "--n", "0"), "--n: '0' is not an integer in [1,"},
+    {ARGS("verify", "dual-gemm", "--k", "7k"), "--k: '7k' is not an integer"},
+    {ARGS("verify", "dual-gemm", "--layout", "tiled"), "--layout: 'tiled' is not one of linear blocked"},
+    {ARGS("verify", "dual-gemm", "--dtype", "f8"), "--dtype: 'f8'"},
+    {ARGS("verify", "dual-gemm", "--seed", "-1"), "--seed: '-1'"},
+    {ARGS("verify", "dual-gemm", "--act", "f16"), "unrecognized option '--act'"},
+    {ARGS("verify", "dual-gemm", "--scale", "2"), "unrecognized option '--scale'"},
+    {ARGS("verify", "dual-gemm", "stray"), "unexpected argument 'stray'"},
+    {ARGS("verify", "grouped-gemm", "--alpha2", "2"), "unrecognized option '--alpha2'"},
     {ARGS("verify"), "name an operation"},
     {ARGS("bench", "--m", "5"), "unrecognized option '--m'"},
     {ARGS("bench", "--iters", "0"), "--iters: '0'"},
@@ -135,6 +150,16 @@ static const cli_case usage_cases[] = {
     {ARGS("bench", "grouped-gemm", "--sweep"), "unrecognized option '--sweep'"},
     {ARGS("bench", "grouped-gemm", "--act", "int8"), "--act: 'int8' is not one of nvfp4 f16 bf16"},
     {ARGS("bench", "--act", "f16"), "unrecognized option '--act'"},
+    {ARGS("bench", "dual-gemm", "--m", "8", "--k", "256"), "a dual GEMM shape needs --m, --n and --k"},
+    {ARGS("bench", "dual-gemm", "--n", "64", "--k", "256"), "a dual GEMM shape needs --m, --n and --k"},
+    {ARGS("bench", "dual-gemm", "--m", "8", "--n", "64", "--k", "256", "--gpumode"), "without --gpumode"},
+    {ARGS("bench", "dual-gemm", "--m", "8,,9"), "--m: '8,,9' is not a list"},
+    {ARGS("bench", "dual-gemm", "--n", "0"), "--n: '0' is not an integer in [1,"},
+    {ARGS("bench", "dual-gemm", "--iters", "0"), "--iters: '0'"},
+    {ARGS("bench", "dual-gemm", "--act", "f16"), "unrecognized option '--act'"},
+    {ARGS("bench", "dual-gemm", "--sweep"), "unrecognized option '--sweep'"},
+    {ARGS("bench", "dual-gemm", "--alpha2", "1"), "unrecognized option '--alpha2'"},
+    {ARGS("bench", "dual-gemm", "stray"), "unexpected argument 'stray'"},
     {ARGS("bench", "gemv", "--act", "int4"), "--act: 'int4' is not one of nvfp4 f16 bf16"},
     {ARGS("verify", "dequantize", "--l", "0"), "--l: '0' is not an integer in [1,"},
     {ARGS("verify", "dequantize", "--dtype", "f64"), "--dtype: 'f64'"},
@@ -151,7 +176,7 @@ static const cli_case usage_cases[] = {
     {ARGS("verify", "quantize", "--dtype", "f8"), "--dtype: 'f8'"},
     {ARGS("verify", "quantize", "--scale", "x"), "--scale: 'x'"},
     {ARGS("verify", "quantize", "--alpha", "2"), "unrecognized option '--alpha'"},
-    {ARGS("verify", "frobnicate"), "name an operation: gemv, grouped-gemm, gemm, dequantize or quantize"},
+    {ARGS("verify", "frobnicate"), "name an operation: gemv, grouped-gemm, gemm, dual-gemm, dequantize or quantize"},
     {ARGS("bench", "quantize", "--m", "64"), "a quantize shape needs one --m (>= 1) and a --k"},
     {ARGS("bench", "quantize", "--k", "256"), "a quantize shape needs one --m (>= 1) and a --k"},
     {ARGS("bench", "quantize", "--m", "64,2", "--k", "256"), "a quantize shape needs one --m (>= 1) and a --k"},
@@ -181,8 +206,8 @@ END_TEST
 static const char *const *const kernel_commands[] = {
     ARGS("bench"), ARGS("bench", "--gpumode"), ARGS("info"), ARGS("verify", "gemv"),
     ARGS("verify", "gemv", "--act", "bf16"), ARGS("verify", "grouped-gemm"),
-    ARGS("verify", "gemm"), ARGS("bench", "dequantize"), ARGS("verify", "dequantize"), ARGS("bench", "quantize"), ARGS("verify", "quantize"),
-    ARGS("bench", "relayout"),
+    ARGS("verify", "gemm"), ARGS("verify", "dual-gemm"), ARGS("bench", "dequantize"), ARGS("verify", "dequantize"), ARGS("bench", "quantize"), ARGS("verify", "quantize"),
+    ARGS("bench", "relayout"), ARGS("bench", "dual-gemm"),
 };
 
 START_TEST(without_a_driver_commands_exit_1_saying_so) {
@@ -198,12 +223,13 @@ START_TEST(bench_runs_every_workload_on_the_fake_driver) {
   int fd = mkstemp(csv);
   ck_assert_int_ge(fd, 0);
   run r;
+  setenv("FAKE_MEMORY_POOLS", "1", 1); /* the dual GEMM's scratch */
   run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "--iters", "1", "--sets", "1", "--csv", csv), &r);
-  /* both operations' shapes with NVFP4 activations, then with f16 ones (W4A16) */
+  /* the GEMV's and grouped GEMM's shapes with NVFP4 activations, then with f16 ones (W4A16); the dual GEMM's */
   static const char *const rows[] = {"gemv1  nvfp4", "gemv2  nvfp4", "gemv3  nvfp4", "gemv1  f16", "gemv2  f16",
                                      "gemv3  f16", "gg1    nvfp4", "gg2    nvfp4", "gg3    nvfp4", "gg4    nvfp4",
                                      "moe1   nvfp4", "gg1    f16", "gg2    f16", "gg3    f16", "gg4    f16",
-                                     "moe1   f16"};
+                                     "moe1   f16", "dual1  nvfp4", "dual2  nvfp4", "dual3  nvfp4", "dual4  nvfp4"};
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) assert_run(&r, 0, rows[i], "bench");
   char text[8192];
   ssize_t n = pread(fd, text, sizeof text - 1, 0);
@@ -212,12 +238,50 @@ START_TEST(bench_runs_every_workload_on_the_fake_driver) {
   unlink(csv);
   int lines = 0;
   for (const char *p = text; *p; p++) lines += *p == '\n';
-  ck_assert_msg(lines == 1 + 16, "the CSV has %d lines, expected a header and 16 rows:\n%s", lines, text);
+  ck_assert_msg(lines == 1 + 20, "the CSV has %d lines, expected a header and 20 rows:\n%s", lines, text);
   ck_assert_msg(strstr(text, "\ngrouped-gemm,f16,moe1,64,") != NULL, "no W4A16 moe1 row in the CSV:\n%s", text);
   /* gemv1 with f16 x: A and its scales, 2 bytes an element of x, y: 7168 * 16384 * 9/16 + 2 * 16384 + 2 * 7168 */
   ck_assert_msg(strstr(text, "\ngemv,f16,gemv1,1,\"7168\",0,16384,1,") != NULL && strstr(text, ",66107392,") != NULL,
                 "no W4A16 gemv1 row of 66107392 bytes in the CSV:\n%s", text);
   ck_assert_msg(strstr(r.output, "geometric mean, f16 x:") != NULL, "no W4A16 GEMV figure of merit:\n%s", r.output);
+}
+END_TEST
+
+/* bench dual-gemm: GPU MODE's four shapes, or one's own, counting both products and both weights; on a driver
+ * without memory pools, the call's NOT_SUPPORTED. */
+START_TEST(bench_dual_gemm_times_its_shapes_on_the_fake_driver) {
+  char csv[] = "/tmp/nvfp4-bench-XXXXXX";
+  int fd = mkstemp(csv);
+  ck_assert_int_ge(fd, 0);
+  run r;
+  setenv("FAKE_MEMORY_POOLS", "1", 1);
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "dual-gemm", "--iters", "1", "--sets", "1", "--csv",
+                                                     csv), &r);
+  static const char *const rows[] = {"dual1  nvfp4 1   256                           4096  7168",
+                                     "dual2  nvfp4 1   512                           4096  7168",
+                                     "dual3  nvfp4 1   256                           3072  4096",
+                                     "dual4  nvfp4 1   512                           3072  7168"};
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) assert_run(&r, 0, rows[i], "bench dual-gemm");
+  assert_run(&r, 0, "f16 tensor-core rate:", "bench dual-gemm");
+  ck_assert_msg(strstr(r.output, "gg1") == NULL && strstr(r.output, "gemv1") == NULL, "other rows:\n%s", r.output);
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "dual-gemm", "--m", "0,7,33", "--n", "64", "--k",
+                                                     "256", "--iters", "2", "--sets", "2", "--csv", csv), &r);
+  assert_run(&r, 0, "custom nvfp4 3   0,7,33", "bench dual-gemm --m --n --k");
+  char text[4096];
+  ssize_t n = pread(fd, text, sizeof text - 1, 0);
+  text[n > 0 ? n : 0] = '\0';
+  close(fd);
+  unlink(csv);
+  /* 4 * 40 * 64 * 256 flops; two non-empty groups, each A (9/16 a byte an element), B1 and B2 (64 x 256 at
+   * 9/16) and f16 C: 40 * 256 * 9/16 + 2 * (2 * 64 * 256 * 9/16) + 2 * 40 * 64 */
+  ck_assert_msg(strstr(text, "\ndual-gemm,nvfp4,custom,3,\"0,7,33\",64,256,1,") != NULL &&
+                    strstr(text, ",47744,2621440,") != NULL,
+                "no dual-gemm row of 47744 bytes and 2621440 flops in the CSV:\n%s", text);
+  unsetenv("FAKE_MEMORY_POOLS");
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "dual-gemm", "--m", "7", "--n", "64", "--k", "256",
+                                                     "--iters", "1", "--sets", "1"), &r);
+  assert_run(&r, 1, "dual-gemm 7 x 64 x 256, nvfp4 activations: not supported: the dual GEMM needs scratch from a "
+                    "memory pool", "bench dual-gemm, no pool");
 }
 END_TEST
 
@@ -383,6 +447,28 @@ START_TEST(verify_fails_an_output_nothing_wrote) {
 }
 END_TEST
 
+/* verify dual-gemm makes its call where the driver has memory pools (the dual GEMM's scratch), and says why not
+ * where it has none; every option reaches the description of the case. */
+START_TEST(verify_dual_gemm_runs_where_the_driver_has_memory_pools) {
+  run r;
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("verify", "dual-gemm", "--m", "3,0,5", "--n", "40", "--k", "64"),
+            &r);
+  assert_run(&r, 1, "not supported: the dual GEMM needs scratch from a memory pool", "verify dual-gemm, no pool");
+  assert_run(&r, 1, "FAIL", "verify dual-gemm, no pool");
+  setenv("FAKE_MEMORY_POOLS", "1", 1);
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("verify", "dual-gemm", "--m", "3,0,5", "--n", "40", "--k", "64",
+                                                     "--layout", "blocked", "--dtype", "bf16", "--alpha", "0.5",
+                                                     "--alpha2", "-2", "--seed", "7"), &r);
+  assert_run(&r, 1, "dual-gemm groups=3 m=3,0,5 n=40 k=64 layout=blocked dtype=bf16 alpha=0.5 alpha2=-2 seed=7: 320 "
+                    "outputs checked", "verify dual-gemm");
+  assert_run(&r, 1, "never written", "verify dual-gemm");
+  assert_run(&r, 1, "FAIL", "verify dual-gemm");
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("verify", "dual-gemm"), &r);
+  assert_run(&r, 1, "dual-gemm groups=1 m=256 n=4096 k=7168 layout=linear dtype=f16 alpha=1 alpha2=1 seed=1:",
+             "verify dual-gemm, the defaults");
+}
+END_TEST
+
 /* --act f16 and bf16 make the W4A16 calls, on their entries: without the W4A16 GEMV's, verify and bench gemv with
  * dense x say so; without the grouped GEMM's bf16 entry, bf16 activations say so. */
 START_TEST(dense_x_runs_the_w4a16_gemv_entries) {
@@ -456,12 +542,14 @@ Suite *cli_suite(void) {
   tcase_set_timeout(fake, 300); /* moe1's sets and the 256 MB flushes are host memory here */
   tcase_add_test(fake, bench_runs_every_workload_on_the_fake_driver);
   tcase_add_test(fake, bench_takes_shapes_of_ones_own_on_the_fake_driver);
+  tcase_add_test(fake, bench_dual_gemm_times_its_shapes_on_the_fake_driver);
   tcase_add_test(fake, bench_dequantize_times_the_grouped_shapes_on_the_fake_driver);
   tcase_add_test(fake, bench_gpumode_takes_one_kind_of_activations_on_the_fake_driver);
   tcase_add_test(fake, bench_dequantize_takes_a_shape_and_an_output_type_on_the_fake_driver);
   tcase_add_test(fake, bench_quantize_takes_a_shape_and_an_input_type_on_the_fake_driver);
   tcase_add_test(fake, bench_relayout_takes_a_shape_and_a_direction_on_the_fake_driver);
   tcase_add_test(fake, verify_fails_an_output_nothing_wrote);
+  tcase_add_test(fake, verify_dual_gemm_runs_where_the_driver_has_memory_pools);
   tcase_add_test(fake, dense_x_runs_the_w4a16_gemv_entries);
   tcase_add_test(fake, dense_activations_run_the_w4a16_entry_of_their_type);
   tcase_add_test(fake, info_lists_the_kernels_on_the_fake_driver);
