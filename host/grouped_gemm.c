@@ -2,7 +2,9 @@
  * kernel's parameter block (up to GG_MAX_GROUPS non-empty groups per launch, largest token tile first) ->
  * nvfp4_grouped_gemm_sm90a (ptx/sm90a/grouped_gemm.ptx), or for dense activations the W4A16 entry of their
  * type (ptx/sm90a/grouped_gemm_w4a16.ptx); both share the launch, parameter block and descriptor of
- * ptx/sm90a/grouped_gemm_layout.h. Everything a launch needs travels in its parameters, so a call allocates
+ * ptx/sm90a/grouped_gemm_layout.h. The portable path's W4A16 entries (ptx/sm80/grouped_gemm_w4a16.ptx) take
+ * the same parameter block with token tiles of at most PG_T_MAX rows and a launch shape of their own
+ * (launch_params); it has no fused NVFP4 entry, so NVFP4 activations always go through scratch there. Everything a launch needs travels in its parameters, so a call allocates
  * nothing, never synchronises, is capturable, and calls on one handle never share state. */
 #include <stddef.h>
 #include <stdint.h>
@@ -15,6 +17,7 @@
 #include "grouped_finish.h"
 #include "grouped_gemm.h"
 #include "launch.h"
+#include "sm80/grouped_gemm_w4a16_layout.h"
 #include "sm90a/grouped_gemm_layout.h"
 #include "validate.h"
 
@@ -75,6 +78,11 @@ _Static_assert(GW_FULL_ARRIVALS == 2 * GG_PRODUCERS && GW_EMPTY_ARRIVALS == GG_C
                "the barrier protocol of grouped_gemm_w4a16.ptx");
 _Static_assert(GG_BAR_EMPTY + 8 * GG_MAX_LOAD_STAGES <= GW_RING,
                "W4A16: a full and an empty barrier for every load slot the host may ask for");
+_Static_assert(PG_T_MAX % GG_T_GRAIN == 0 && PG_T_MAX <= GG_T_MAX, "portable token tiles are a multiple of the grain");
+_Static_assert(PG_SMEM_BYTES <= 99 * 1024, "the portable kernel's slots fit every GPU from sm_80 on (sm_86: 99 KB)");
+_Static_assert(PG_SLOT_BYTES == PG_S_WSF + GG_SF_BLOCK_BYTES && PG_S_W == PG_S_A + 256 * PG_T_MAX &&
+                   PG_S_WSF == PG_S_W + GG_TILE_N * GG_K_STEP_BYTES,
+               "the portable slot: tokens, weights, one row block of scales");
 
 /* One call: its groups, what its launches write, and how. Every step below takes it, so the validation, the
  * launches' chunking and the descriptors are the same for every kind of activations and for both GEMMs. */
@@ -89,6 +97,7 @@ typedef struct gg_call {
   int dual;                  /* nvfp4_grouped_dual_gemm_silu: c = silu(alpha * a b^T) * (alpha2 * a b2^T) */
   nvfp4_dtype act_dtype;     /* dense: the activation type of the launches being made (an entry per type) */
   /* The plan (plan_call), fixed before the first launch: */
+  int64_t cap_max;           /* the largest token tile the path's kernels take (GG_T_MAX, portable PG_T_MAX) */
   int64_t cap;               /* the token tile cap */
   uint32_t slices;           /* K slices per group (split-K); 1: every tile walks all of K */
   /* Scratch, from the handle's pool; 0 where the call runs without. a_f16: a dequantized, group g's tokens
@@ -231,16 +240,18 @@ static uint64_t call_parts(const gg_call *call) {
 static void plan_call(gg_call *call, int sm_count, int may_split, int forced) {
   uint64_t tiles = 0;
   for (int g = 0; g < call->num_groups; g++)
-    if (has_work(call, g)) tiles += group_tiles(call, g, GG_T_MAX) * products(call);
+    if (has_work(call, g)) tiles += group_tiles(call, g, call->cap_max) * products(call);
   call->slices = 1;
-  call->cap = GG_T_MAX;
+  call->cap = call->cap_max;
   if (tiles >= (uint64_t)sm_count || sm_count > MAX_SIMULATED_SMS) return;
   uint32_t first = 1, last = may_split ? MAX_SLICES : 1;
   if (may_split && forced > 0) first = last = (uint32_t)forced;
+  /* the portable kernel computes a 64-row token tile whatever t is: a smaller cap only idles its warps */
+  int64_t cap_min = call->cap_max == GG_T_MAX ? GG_T_MAX / 2 : call->cap_max;
   double best = -1;
-  int64_t best_cap = GG_T_MAX / 2;
+  int64_t best_cap = cap_min;
   uint32_t best_slices = 1;
-  for (int64_t cap = GG_T_MAX; cap >= GG_T_MAX / 2; cap /= 2)
+  for (int64_t cap = call->cap_max; cap >= cap_min; cap /= 2)
     for (uint32_t slices = first; slices <= last; slices++) {
       call->cap = cap;
       call->slices = slices;
@@ -445,6 +456,28 @@ static uint32_t w4a16_ring_config(uint32_t t_max, unsigned *smem_bytes) {
 _Static_assert((GG_SMEM_LIMIT - GW_SMEM_BYTES(0, GG_T_MAX)) / GW_SLOT_BYTES(GG_T_MAX) >= 2,
                "W4A16: two load slots fit at GG_T_MAX");
 
+/* The launch shape of the W4A16 entries on the handle's path for token tiles of up to t_max rows: GG_P_RING's
+ * word, dynamic shared memory, and the persistent grid for `tiles` tiles. sm_90a: as many load slots as
+ * shared memory holds, one CTA per SM; portable: PG_STAGES slots (a literal of the kernel), as many CTAs per SM
+ * as registers and shared memory let stay resident. */
+static uint32_t w4a16_launch_shape(const nvfp4_handle *h, nvfp4i_kernel_id id, uint32_t t_max, uint32_t tiles,
+                                   unsigned *smem_bytes, unsigned *grid) {
+  uint32_t ring;
+  unsigned per_sm = 1;
+  if (h->path == NVFP4I_PATH_SM90A) {
+    ring = w4a16_ring_config(t_max, smem_bytes);
+  } else {
+    *smem_bytes = PG_SMEM_BYTES;
+    ring = PG_STAGES | t_max << 16;
+    per_sm = h->kernels[id].blocks_per_sm > 1 ? (unsigned)h->kernels[id].blocks_per_sm : 1;
+    unsigned fit = (unsigned)h->smem_per_sm / (PG_SMEM_BYTES + 1024); /* 1 KB: the driver's own per CTA */
+    if (fit < per_sm) per_sm = fit > 0 ? fit : 1;
+  }
+  uint64_t most = (uint64_t)h->sm_count * per_sm;
+  *grid = (unsigned)(tiles < most ? tiles : most);
+  return ring;
+}
+
 /* A launch being filled: its parameter block (descriptors kept in descending t: the snake schedule then
  * pairs the largest tiles with the smallest). */
 static void add_desc(gg_params *params, gg_desc d) {
@@ -466,19 +499,24 @@ static nvfp4_status launch_params(nvfp4_handle *h, const gg_call *call, gg_param
     params->total_tiles += (uint32_t)((d->n + GG_TILE_N - 1) / GG_TILE_N) * ((d->m + d->t - 1) / d->t);
     if (d->t > t_max) t_max = d->t;
   }
-  unsigned smem_bytes;
-  params->ring = w4a16_launches(call) ? w4a16_ring_config(t_max, &smem_bytes) : ring_config(t_max, &smem_bytes);
-  unsigned grid = params->total_tiles < (uint32_t)h->sm_count ? params->total_tiles : (unsigned)h->sm_count;
+  unsigned smem_bytes, grid;
+  nvfp4i_kernel_id id = call_kernel(call);
+  if (w4a16_launches(call)) {
+    params->ring = w4a16_launch_shape(h, id, t_max, params->total_tiles, &smem_bytes, &grid);
+  } else {
+    params->ring = ring_config(t_max, &smem_bytes);
+    grid = params->total_tiles < (uint32_t)h->sm_count ? params->total_tiles : (unsigned)h->sm_count;
+  }
   void *args[] = {params};
   nvfp4i_launch launch = {
       .grid = {grid, 1, 1},
-      .block = {GG_THREADS, 1, 1},
+      .block = {(unsigned)h->kernels[id].threads, 1, 1},
       .dynamic_smem = smem_bytes,
       .params = args,
       /* after the grouped dequantize: set up while it runs (the entry waits for it before the tokens) */
       .early_start = call->f16_tokens,
   };
-  return nvfp4i_launch_kernel(h, call_kernel(call), &launch, stream);
+  return nvfp4i_launch_kernel(h, id, &launch, stream);
 }
 
 /* What the launches being made need before the first of them (the call planned): every launch's tile
@@ -578,6 +616,9 @@ static nvfp4_status dequantize_tokens(nvfp4_handle *h, const gg_call *call, CUst
 /* The scratch a call may use: the handle's pool, unless it has none. */
 static int has_scratch(const nvfp4_handle *h) { return h->scratch_pool != NULL; }
 
+/* Whether NVFP4 activations can go without scratch: the fused entry (sm_90a only; the portable path has none). */
+static int has_fused_entry(const nvfp4_handle *h) { return h->kernels[NVFP4I_KERNEL_GROUPED_GEMM].fn != NULL; }
+
 /* NVFP4 activations go through the W4A16 kernel: every group's tokens dequantized to f16 once (exact: every
  * e2m1 x e4m3 value is an f16), into scratch, then the W4A16 f16 entry multiplies them by the weights. The
  * fused entry decodes each token tile again for every 128 weight rows (32-56 times a call on the GPU MODE
@@ -620,9 +661,15 @@ static nvfp4_status grouped_call(nvfp4_handle *h, gg_call *call, CUstream stream
     if (status != NVFP4_STATUS_SUCCESS) return status;
   }
   call->f16_tokens = tokens_dequantized(h, call);
+  call->cap_max = h->path == NVFP4I_PATH_SM90A ? GG_T_MAX : PG_T_MAX;
   uint64_t work = 0;
   for (int g = 0; g < groups; g++) work += has_work(call, g);
   if (work == 0) return NVFP4_STATUS_SUCCESS;
+  if (call->a != NULL && !has_scratch(h) && nvfp4i_kernel_name(h->path, NVFP4I_KERNEL_GROUPED_GEMM) == NULL)
+    return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED,
+                       "the %s kernel path runs NVFP4 activations dequantized to f16 in scratch from a memory "
+                       "pool, and this device has none",
+                       nvfp4i_path_name(h->path));
   if (call->dual && !has_scratch(h))
     return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED,
                        "the dual GEMM needs scratch from a memory pool, and this device has none");
@@ -653,6 +700,8 @@ static nvfp4_status grouped_call(nvfp4_handle *h, gg_call *call, CUstream stream
   if (r != CUDA_SUCCESS) {
     nvfp4i_context_leave(pushed);
     if (call->dual) return nvfp4i_cuda_fail(r, "cuMemAllocFromPoolAsync (the dual GEMM's partials)");
+    if (call->f16_tokens && !has_fused_entry(h))
+      return nvfp4i_cuda_fail(r, "cuMemAllocFromPoolAsync (the dequantized tokens)");
     /* without scratch: the fused entry, whole K */
     call->f16_tokens = 0;
     call->slices = 1;

@@ -9,6 +9,7 @@
 
 typedef struct nvfp4i_kernel {
   CUfunction fn;      /* NULL: the image (or the path) has no such entry */
+  int threads;        /* per CTA, as the handle's path launches it (the kernel table's) */
   int max_dynamic_smem; /* bytes it may be launched with: the table's, within what the device allows a block */
   int registers;      /* per thread, as loaded */
   int local_bytes;    /* per thread; non-zero means spills */

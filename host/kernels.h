@@ -11,6 +11,7 @@
 #include "sm90a/grouped_gemm_layout.h"
 #include "sm90a/quantize_layout.h"
 #include "sm90a/scales_relayout_layout.h"
+#include "sm80/grouped_gemm_w4a16_layout.h"
 
 #define NVFP4I_STRINGIFY2(x) #x
 #define NVFP4I_STRINGIFY(x) NVFP4I_STRINGIFY2(x) /* a layout header's entry name as a C string */
@@ -21,36 +22,43 @@
  * cubins for sm_80, sm_86, sm_89 and PTX that the driver JIT-compiles on newer GPUs). */
 typedef enum nvfp4i_path { NVFP4I_PATH_SM90A, NVFP4I_PATH_PORTABLE, NVFP4I_PATH_COUNT } nvfp4i_path;
 
-/* X(id, what it computes, sm_90a entry, portable entry or NVFP4I_NONE, threads per CTA it is launched with,
- * largest dynamic shared memory it takes) */
+/* X(id, what it computes, sm_90a entry, portable entry or NVFP4I_NONE, then per path (sm_90a, portable) the
+ * threads per CTA it is launched with and the largest dynamic shared memory it takes). A kernel the portable
+ * path assembles from the sm_90a source has the same shape on both; the portable grouped GEMM is a kernel of
+ * its own (ptx/sm80/grouped_gemm_w4a16.ptx) with its own. */
 #define NVFP4_KERNEL_LIST(X)                                                                              \
   X(NVFP4I_KERNEL_GEMV, "GEMV", NVFP4I_NAME(GEMV_ENTRY_PLAIN), NVFP4I_NAME(GEMV_SM80_ENTRY_PLAIN),        \
-    GEMV_THREADS, GEMV_MAX_DYNAMIC_SMEM)                                                                  \
+    GEMV_THREADS, GEMV_MAX_DYNAMIC_SMEM, GEMV_THREADS, GEMV_MAX_DYNAMIC_SMEM)                             \
   X(NVFP4I_KERNEL_GEMV_EQUAL_STEPS, "GEMV", NVFP4I_NAME(GEMV_ENTRY_EQUAL_STEPS),                          \
-    NVFP4I_NAME(GEMV_SM80_ENTRY_EQUAL_STEPS), GEMV_THREADS, GEMV_MAX_DYNAMIC_SMEM)                        \
+    NVFP4I_NAME(GEMV_SM80_ENTRY_EQUAL_STEPS), GEMV_THREADS, GEMV_MAX_DYNAMIC_SMEM, GEMV_THREADS,          \
+    GEMV_MAX_DYNAMIC_SMEM)                                                                                \
   X(NVFP4I_KERNEL_GEMV_W4A16, "W4A16 GEMV", NVFP4I_NAME(GEMV_W4A16_ENTRY_PLAIN),                          \
-    NVFP4I_NAME(GEMV_W4A16_SM80_ENTRY_PLAIN), GEMV_THREADS, GEMV_MAX_DYNAMIC_SMEM)                        \
+    NVFP4I_NAME(GEMV_W4A16_SM80_ENTRY_PLAIN), GEMV_THREADS, GEMV_MAX_DYNAMIC_SMEM, GEMV_THREADS,          \
+    GEMV_MAX_DYNAMIC_SMEM)                                                                                \
   X(NVFP4I_KERNEL_GEMV_W4A16_EQUAL_STEPS, "W4A16 GEMV", NVFP4I_NAME(GEMV_W4A16_ENTRY_EQUAL_STEPS),        \
-    NVFP4I_NAME(GEMV_W4A16_SM80_ENTRY_EQUAL_STEPS), GEMV_THREADS, GEMV_MAX_DYNAMIC_SMEM)                  \
+    NVFP4I_NAME(GEMV_W4A16_SM80_ENTRY_EQUAL_STEPS), GEMV_THREADS, GEMV_MAX_DYNAMIC_SMEM, GEMV_THREADS,    \
+    GEMV_MAX_DYNAMIC_SMEM)                                                                                \
   X(NVFP4I_KERNEL_GROUPED_GEMM, "grouped GEMM (NVFP4 activations)", "nvfp4_grouped_gemm_sm90a",           \
-    NVFP4I_NONE, GG_THREADS, GG_SMEM_LIMIT)                                                               \
+    NVFP4I_NONE, GG_THREADS, GG_SMEM_LIMIT, 0, 0)                                                         \
   X(NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16, "grouped GEMM (f16 activations)",                               \
-    "nvfp4_grouped_gemm_w4a16_f16_sm90a", NVFP4I_NONE, GG_THREADS, GG_SMEM_LIMIT)                         \
+    "nvfp4_grouped_gemm_w4a16_f16_sm90a", NVFP4I_NAME(PG_ENTRY_F16), GG_THREADS, GG_SMEM_LIMIT,           \
+    PG_THREADS, PG_SMEM_BYTES)                                                                            \
   X(NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16, "grouped GEMM (bf16 activations)",                             \
-    "nvfp4_grouped_gemm_w4a16_bf16_sm90a", NVFP4I_NONE, GG_THREADS, GG_SMEM_LIMIT)                        \
+    "nvfp4_grouped_gemm_w4a16_bf16_sm90a", NVFP4I_NAME(PG_ENTRY_BF16), GG_THREADS, GG_SMEM_LIMIT,         \
+    PG_THREADS, PG_SMEM_BYTES)                                                                            \
   X(NVFP4I_KERNEL_GROUPED_FINISH, "grouped GEMM finish (split-K, dual GEMM)", NVFP4I_NAME(GF_ENTRY),       \
-    NVFP4I_NONE, GF_THREADS, 0)                                                                           \
+    NVFP4I_NAME(GF_SM80_ENTRY), GF_THREADS, 0, GF_THREADS, 0)                                             \
   X(NVFP4I_KERNEL_DEQUANTIZE, "dequantize", NVFP4I_NAME(DEQ_ENTRY), NVFP4I_NAME(DEQ_SM80_ENTRY),          \
-    DEQ_THREADS, DEQ_MAX_DYNAMIC_SMEM)                                                                    \
+    DEQ_THREADS, DEQ_MAX_DYNAMIC_SMEM, DEQ_THREADS, DEQ_MAX_DYNAMIC_SMEM)                                 \
   X(NVFP4I_KERNEL_GROUPED_DEQUANTIZE, "grouped dequantize", NVFP4I_NAME(GDQ_ENTRY),                       \
-    NVFP4I_NAME(GDQ_SM80_ENTRY), DEQ_THREADS, DEQ_MAX_DYNAMIC_SMEM)                                       \
+    NVFP4I_NAME(GDQ_SM80_ENTRY), DEQ_THREADS, DEQ_MAX_DYNAMIC_SMEM, DEQ_THREADS, DEQ_MAX_DYNAMIC_SMEM)    \
   X(NVFP4I_KERNEL_QUANTIZE, "quantize", NVFP4I_NAME(QNT_ENTRY), NVFP4I_NAME(QNT_SM80_ENTRY), QNT_THREADS, \
-    0)                                                                                                    \
+    0, QNT_THREADS, 0)                                                                                    \
   X(NVFP4I_KERNEL_SCALES_RELAYOUT, "scale relayout", NVFP4I_NAME(RLY_ENTRY), NVFP4I_NAME(RLY_SM80_ENTRY), \
-    RLY_THREADS, 0)
+    RLY_THREADS, 0, RLY_THREADS, 0)
 
 typedef enum nvfp4i_kernel_id {
-#define NVFP4_KERNEL_ENUM(id, what, sm90a, portable, threads, smem) id,
+#define NVFP4_KERNEL_ENUM(id, what, sm90a, portable, threads, smem, pthreads, psmem) id,
   NVFP4_KERNEL_LIST(NVFP4_KERNEL_ENUM)
 #undef NVFP4_KERNEL_ENUM
   NVFP4I_KERNEL_COUNT

@@ -7,15 +7,16 @@
 
 #include "error.h"
 
-/* The kernel table as data: what it computes, entry name per path, launch block size, largest dynamic
- * shared memory. */
+/* The kernel table as data: what it computes, and per path its entry name, launch block size and largest
+ * dynamic shared memory. */
 static const struct kernel_entry {
   const char *what;
   const char *name[NVFP4I_PATH_COUNT];
-  int threads;
-  int max_dynamic_smem;
+  int threads[NVFP4I_PATH_COUNT];
+  int max_dynamic_smem[NVFP4I_PATH_COUNT];
 } kernel_table[] = {
-#define NVFP4_KERNEL_ENTRY(kid, what, sm90a, portable, threads, smem) [kid] = {what, {sm90a, portable}, threads, smem},
+#define NVFP4_KERNEL_ENTRY(kid, what, sm90a, portable, threads, smem, pthreads, psmem)                       \
+  [kid] = {what, {sm90a, portable}, {threads, pthreads}, {smem, psmem}},
     NVFP4_KERNEL_LIST(NVFP4_KERNEL_ENTRY)
 #undef NVFP4_KERNEL_ENTRY
 };
@@ -81,7 +82,8 @@ static nvfp4_status resolve_kernels(nvfp4_handle *h) {
     cu->cuFuncGetAttribute(&k->registers, CU_FUNC_ATTRIBUTE_NUM_REGS, k->fn);
     cu->cuFuncGetAttribute(&k->local_bytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, k->fn);
     cu->cuFuncGetAttribute(&k->static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->fn);
-    int smem = kernel_table[id].max_dynamic_smem;
+    k->threads = kernel_table[id].threads[h->path];
+    int smem = kernel_table[id].max_dynamic_smem[h->path];
     if (smem > h->smem_per_block - k->static_smem) smem = h->smem_per_block - k->static_smem;
     if (smem < 0) smem = 0;
     k->max_dynamic_smem = smem;
@@ -89,7 +91,7 @@ static nvfp4_status resolve_kernels(nvfp4_handle *h) {
       r = cu->cuFuncSetAttribute(k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem);
       if (r != CUDA_SUCCESS) return nvfp4i_cuda_fail(r, name);
     }
-    r = cu->cuOccupancyMaxActiveBlocksPerMultiprocessor(&k->blocks_per_sm, k->fn, kernel_table[id].threads, 0);
+    r = cu->cuOccupancyMaxActiveBlocksPerMultiprocessor(&k->blocks_per_sm, k->fn, k->threads, 0);
     if (r != CUDA_SUCCESS) return nvfp4i_cuda_fail(r, name);
   }
   if (found == 0)

@@ -11,6 +11,7 @@
 #define NVFP4_GROUPED_FINISH_LAYOUT_H
 
 #define GF_ENTRY nvfp4_grouped_finish_sm90a
+#define GF_SM80_ENTRY nvfp4_grouped_finish_sm80 /* the portable target's (ptx/sm80/grouped_finish.ptx) */
 
 /* Launch: block (GF_THREADS, 1, 1); a thread finishes GF_COLS consecutive columns of one row (a "unit"), a
  * group's units numbered row by row (ldp / GF_COLS to a row); CTA i takes units (i - block_start) * GF_THREADS

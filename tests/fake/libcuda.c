@@ -66,7 +66,8 @@ static size_t kept_param_bytes(const char *entry) {
     return QNT_PARAM_BYTES;
   if (!strcmp(entry, NVFP4_FAKE_STRINGIFY(RLY_ENTRY)) || !strcmp(entry, NVFP4_FAKE_STRINGIFY(RLY_SM80_ENTRY)))
     return RLY_PARAM_BYTES;
-  if (strcmp(entry, NVFP4_FAKE_STRINGIFY(GF_ENTRY)) == 0) return GF_PARAM_BYTES;
+  if (!strcmp(entry, NVFP4_FAKE_STRINGIFY(GF_ENTRY)) || !strcmp(entry, NVFP4_FAKE_STRINGIFY(GF_SM80_ENTRY)))
+    return GF_PARAM_BYTES;
   return 0;
 }
 

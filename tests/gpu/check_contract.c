@@ -377,14 +377,14 @@ Suite *contract_gpu_suite(void) {
   Suite *s = suite_create("contract gpu");
   TCase *failures = gpu_tcase("a failed call writes nothing", 120);
   tcase_add_test(failures, a_rejected_gemv_writes_no_output_byte);
-  if (!gpu_path_lacks(NVFP4I_KERNEL_GROUPED_GEMM, "contract gpu, a rejected grouped gemm writes no output byte"))
+  if (!gpu_path_lacks_nvfp4_grouped_gemm("contract gpu, a rejected grouped gemm writes no output byte"))
     tcase_add_test(failures, a_rejected_grouped_gemm_writes_no_output_byte);
   if (!gpu_path_lacks(NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16,
                       "contract gpu, a rejected w4a16 grouped gemm writes no output byte"))
     tcase_add_test(failures, a_rejected_w4a16_grouped_gemm_writes_no_output_byte);
   tcase_add_test(failures, a_rejected_relayout_writes_no_output_byte);
   suite_add_tcase(s, failures);
-  if (!gpu_path_lacks(NVFP4I_KERNEL_GROUPED_GEMM, "contract gpu, grouped gemm: mixed groups, unaligned scales, "
+  if (!gpu_path_lacks_nvfp4_grouped_gemm("contract gpu, grouped gemm: mixed groups, unaligned scales, "
                       "threads")) {
     TCase *grouped = gpu_tcase("grouped gemm: mixed groups, unaligned scales, threads", 300);
     select_cases();

@@ -145,12 +145,15 @@ END_TEST
 
 Suite *dual_gemm_gpu_suite(void) {
   Suite *s = suite_create("dual gemm gpu");
-  if (gpu_path_lacks(NVFP4I_KERNEL_GROUPED_GEMM, "dual gemm gpu, every test")) return s;
+  if (gpu_path_lacks_nvfp4_grouped_gemm("dual gemm gpu, every test") ||
+      gpu_path_lacks(NVFP4I_KERNEL_GROUPED_FINISH, "dual gemm gpu, every test"))
+    return s;
   TCase *shapes = gpu_tcase("dual gemm shapes", 600);
   selected_count = gpu_select_cases(&cases[0].small, sizeof cases[0], CASE_COUNT, selected);
   tcase_add_loop_test(shapes, dual_gemm_matches_reference, 0, selected_count);
   tcase_add_loop_test(shapes, dual_gemm_split_k_matches_reference, 0, selected_count);
-  tcase_add_loop_test(shapes, dual_gemm_fused_matches_reference, 0, selected_count);
+  if (!gpu_path_lacks(NVFP4I_KERNEL_GROUPED_GEMM, "dual gemm gpu, the fused kernel"))
+    tcase_add_loop_test(shapes, dual_gemm_fused_matches_reference, 0, selected_count);
   suite_add_tcase(s, shapes);
   TCase *graphs = gpu_tcase("dual gemm graphs", 120);
   tcase_add_test(graphs, dual_gemm_graph_replay_matches_direct_launch);

@@ -85,11 +85,12 @@ END_TEST
 
 Suite *gemm_gpu_suite(void) {
   Suite *s = suite_create("gemm gpu");
-  if (gpu_path_lacks(NVFP4I_KERNEL_GROUPED_GEMM, "gemm gpu, every test")) return s;
+  if (gpu_path_lacks_nvfp4_grouped_gemm("gemm gpu, every test")) return s;
   TCase *shapes = gpu_tcase("gemm shapes", 600);
   selected_count = gpu_select_cases(&cases[0].small, sizeof cases[0], CASE_COUNT, selected);
   tcase_add_loop_test(shapes, gemm_through_dequantized_tokens_matches_reference, 0, selected_count);
-  tcase_add_loop_test(shapes, gemm_fused_matches_reference, 0, selected_count);
+  if (!gpu_path_lacks(NVFP4I_KERNEL_GROUPED_GEMM, "gemm gpu, the fused kernel"))
+    tcase_add_loop_test(shapes, gemm_fused_matches_reference, 0, selected_count);
   tcase_add_loop_test(shapes, gemm_split_k_matches_reference, 0, selected_count);
   suite_add_tcase(s, shapes);
   return s;

@@ -179,11 +179,12 @@ END_TEST
 
 Suite *grouped_gemm_gpu_suite(void) {
   Suite *s = suite_create("grouped gemm gpu");
-  if (gpu_path_lacks(NVFP4I_KERNEL_GROUPED_GEMM, "grouped gemm gpu, every test")) return s;
+  if (gpu_path_lacks_nvfp4_grouped_gemm("grouped gemm gpu, every test")) return s;
   TCase *shapes = gpu_tcase("grouped gemm shapes", 600);
   select_cases();
   tcase_add_loop_test(shapes, grouped_gemm_through_dequantized_tokens_matches_reference, 0, selected_count);
-  tcase_add_loop_test(shapes, grouped_gemm_fused_matches_reference, 0, selected_count);
+  if (!gpu_path_lacks(NVFP4I_KERNEL_GROUPED_GEMM, "grouped gemm gpu, the fused kernel"))
+    tcase_add_loop_test(shapes, grouped_gemm_fused_matches_reference, 0, selected_count);
   tcase_add_loop_test(shapes, grouped_gemm_split_k_matches_reference, 0, selected_count);
   suite_add_tcase(s, shapes);
   TCase *graphs = gpu_tcase("grouped gemm graphs", 120);

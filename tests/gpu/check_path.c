@@ -42,7 +42,12 @@ START_TEST(operations_without_a_kernel_on_the_path_are_not_supported) {
                            .dtype = NVFP4_DTYPE_F16, .alpha = 1.0f, .seed = gpu_seed(0x70617468)};
   nvfp4i_verdict v;
   int checked = 0;
-  if (gpu_handle->kernels[NVFP4I_KERNEL_GROUPED_GEMM].fn == NULL) {
+  const nvfp4i_kernel *kernels = gpu_handle->kernels;
+  /* NVFP4 activations: the fused kernel, or f16 tokens in scratch for the W4A16 kernel (the portable way) */
+  int nvfp4_grouped = kernels[NVFP4I_KERNEL_GROUPED_GEMM].fn != NULL ||
+                      (kernels[NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16].fn != NULL &&
+                       kernels[NVFP4I_KERNEL_GROUPED_DEQUANTIZE].fn != NULL && gpu_handle->scratch_pool != NULL);
+  if (!nvfp4_grouped) {
     nvfp4i_verify_grouped_gemm(gpu_handle, &g, &v);
     assert_not_supported("grouped gemm", &v);
     nvfp4i_gemm_case d = {.m = 64, .n = 128, .k = 256, .l = 1, .dtype = NVFP4_DTYPE_F16, .alpha = 1.0f,

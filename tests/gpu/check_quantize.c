@@ -132,7 +132,7 @@ Suite *quantize_gpu_suite(void) {
   int n = gpu_select_cases(&trips[0].small, sizeof trips[0], TRIP_COUNT, selected_trips);
   tcase_add_loop_test(trips_tc, quantize_dequantize_quantize_gives_the_same_bytes, 0, n);
   n = gpu_select_cases(&gemms[0].small, sizeof gemms[0], GEMM_COUNT, selected_gemms);
-  if (!gpu_path_lacks(NVFP4I_KERNEL_GROUPED_GEMM, "quantize gpu, quantized operands multiply as the reference"))
+  if (!gpu_path_lacks_nvfp4_grouped_gemm("quantize gpu, quantized operands multiply as the reference"))
     tcase_add_loop_test(trips_tc, quantized_operands_multiply_as_the_reference, 0, n);
   suite_add_tcase(s, trips_tc);
   return s;

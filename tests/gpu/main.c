@@ -27,6 +27,14 @@ int gpu_path_lacks(nvfp4i_kernel_id id, const char *what) {
   return 1;
 }
 
+int gpu_path_lacks_nvfp4_grouped_gemm(const char *what) {
+  const nvfp4i_kernel *k = gpu_handle->kernels;
+  int via_tokens = k[NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16].fn != NULL &&
+                   k[NVFP4I_KERNEL_GROUPED_DEQUANTIZE].fn != NULL && gpu_handle->scratch_pool != NULL;
+  if (via_tokens) return 0;
+  return gpu_path_lacks(NVFP4I_KERNEL_GROUPED_GEMM, what);
+}
+
 const char *gpu_family_ptx(const char *family) {
   static _Thread_local char path[256];
   snprintf(path, sizeof path, "ptx/%s/%s.ptx", gpu_handle->path == NVFP4I_PATH_SM90A ? "sm90a" : "sm80", family);

@@ -20,6 +20,11 @@ extern nvfp4_handle *gpu_handle;
  * such an operation answers NOT_SUPPORTED). */
 int gpu_path_lacks(nvfp4i_kernel_id id, const char *not_run);
 
+/* The same for NVFP4 activations in a grouped GEMM: they run on the fused kernel (sm_90a) or dequantized to
+ * f16 in scratch from the handle's memory pool and multiplied by the W4A16 f16 kernel (every path; the only
+ * way on the portable one). Lacking both, it prints and counts as gpu_path_lacks does. */
+int gpu_path_lacks_nvfp4_grouped_gemm(const char *not_run);
+
 /* The preprocessed PTX of one kernel family for gpu_handle's path (build/ptx/sm90a/<family>.ptx or
  * build/ptx/sm80/<family>.ptx), for the tests that load an image of one family through NVFP4_FATBIN. */
 const char *gpu_family_ptx(const char *family);

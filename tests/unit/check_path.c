@@ -1,7 +1,7 @@
 /* The kernel path a handle takes (host/module.c): sm_90a's kernels on compute capability 9.0, the portable
  * ones on every other GPU and on 9.0 with NVFP4_FORCE_PORTABLE=1; the portable image JIT-compiled where no
- * cubin of it fits; launches of the chosen path's entries only; and an operation without a portable kernel
- * refused (NOT_SUPPORTED, saying so) with nothing launched. Each test runs forked on the fake driver, with the
+ * cubin of it fits; launches of the chosen path's entries only; and an NVFP4 grouped GEMM without the
+ * scratch its portable route needs refused (NOT_SUPPORTED, saying so) with nothing launched. Each test runs forked on the fake driver, with the
  * compute capability FAKE_CUDA_CC gives it. */
 #include <stdlib.h>
 #include <string.h>
@@ -88,8 +88,9 @@ START_TEST(the_portable_path_resolves_no_sm90a_entry) {
 }
 END_TEST
 
-/* An operation without a portable kernel: NOT_SUPPORTED, saying which and why, nothing launched. */
-START_TEST(an_operation_without_a_portable_kernel_is_not_supported_and_launches_nothing) {
+/* NVFP4 activations on the portable path go through f16 tokens in scratch (it has no fused kernel): without
+ * memory pools NOT_SUPPORTED, saying why, nothing launched. */
+START_TEST(an_nvfp4_grouped_gemm_without_memory_pools_is_not_supported_on_the_portable_path) {
   setenv("NVFP4_FORCE_PORTABLE", "1", 1);
   create_fake_handle();
   enum { N = 64 };
@@ -98,9 +99,10 @@ START_TEST(an_operation_without_a_portable_kernel_is_not_supported_and_launches_
   nvfp4_output c = {y_buffer, N, M * N, NVFP4_DTYPE_F16};
   nvfp4_status status = nvfp4_grouped_gemm(fake_handle, 1, &a, &b, &c, 1.0f, NULL);
   assert_rejected("grouped GEMM", status, NVFP4_STATUS_NOT_SUPPORTED,
-                  "the portable kernel path (sm_90, NVFP4_FORCE_PORTABLE=1) has no grouped GEMM");
+                  "the portable kernel path runs NVFP4 activations dequantized to f16 in scratch from a "
+                  "memory pool, and this device has none");
   status = nvfp4_gemm(fake_handle, &a, &b, &c, 1.0f, NULL);
-  assert_rejected("dense GEMM", status, NVFP4_STATUS_NOT_SUPPORTED, "has no grouped GEMM");
+  assert_rejected("dense GEMM", status, NVFP4_STATUS_NOT_SUPPORTED, "scratch from a memory pool");
   destroy_fake_handle();
 }
 END_TEST
@@ -127,7 +129,7 @@ Suite *path_suite(void) {
   tcase_add_test(tc, force_portable_makes_a_hopper_run_the_portable_kernels_through_the_jit);
   tcase_add_test(tc, force_portable_takes_only_the_value_1);
   tcase_add_test(tc, the_portable_path_resolves_no_sm90a_entry);
-  tcase_add_test(tc, an_operation_without_a_portable_kernel_is_not_supported_and_launches_nothing);
+  tcase_add_test(tc, an_nvfp4_grouped_gemm_without_memory_pools_is_not_supported_on_the_portable_path);
   tcase_add_test(tc, the_gemv_takes_the_k_the_device_has_shared_memory_for);
   suite_add_tcase(s, tc);
   return s;

@@ -21,6 +21,7 @@ int main(void) {
   srunner_add_suite(runner, grouped_dequantize_suite());
   srunner_add_suite(runner, image_suite());
   srunner_add_suite(runner, path_suite());
+  srunner_add_suite(runner, portable_gemm_suite());
   srunner_add_suite(runner, bench_suite());
   srunner_add_suite(runner, cli_suite());
   srunner_run_all(runner, CK_NORMAL);

@@ -22,6 +22,7 @@ Suite *dequantize_suite(void);
 Suite *grouped_dequantize_suite(void);
 Suite *image_suite(void);
 Suite *path_suite(void);
+Suite *portable_gemm_suite(void);
 Suite *bench_suite(void);
 Suite *cli_suite(void);
 

@@ -1,0 +1,39 @@
+/* ptx/sm80/grouped_gemm_w4a16_layout.h - the portable W4A16 grouped GEMM's own numbers (ptx/sm80/
+ * grouped_gemm_w4a16.ptx): entry names, launch shape, token tile, pipeline depth, shared-memory map. Its
+ * parameter block and descriptors are the sm_90a kernel's (ptx/sm90a/grouped_gemm_layout.h: GG_P_*, GG_D_*),
+ * so host/grouped_gemm.c fills one block for either path. Included by the PTX through cpp and by the host.
+ * Plain #defines only: the PTX side has no C. */
+#ifndef NVFP4_GROUPED_GEMM_W4A16_SM80_LAYOUT_H
+#define NVFP4_GROUPED_GEMM_W4A16_SM80_LAYOUT_H
+
+#define PG_ENTRY_F16 nvfp4_grouped_gemm_w4a16_f16_sm80
+#define PG_ENTRY_BF16 nvfp4_grouped_gemm_w4a16_bf16_sm80
+
+/* --- launch: 8 warps, every one loads and computes (no warp specialisation); .maxnreg PG_MAX_REGS keeps two
+ * CTAs on an SM (2 x 256 x 128 = the 64K registers of every SM from sm_80 on). Grid: up to blocks-per-SM x
+ * SMs persistent CTAs, CTA i taking tiles i, i + grid, ... */
+#define PG_THREADS 256
+#define PG_MAX_REGS 128
+
+/* --- tiles: GG_TILE_N (128) weight rows x t token rows, t <= PG_T_MAX (the host caps the descriptor's t there:
+ * t is 32 or 64); K in stages of GG_K_STEP (128) elements, as the sm_90a kernel (split-K slices are runs of
+ * whole stages on both paths). */
+#define PG_T_MAX 64
+
+/* --- shared memory: PG_STAGES slots of PG_SLOT_BYTES from the dynamic window (128-byte aligned). A slot:
+ *   [PG_S_A, +16384)    tokens: PG_T_MAX rows x 256 bytes (128 f16/bf16 of K); 16-byte unit u of row r at
+ *                       r*256 + (u ^ r%8)*16, so that ldmatrix's eight row addresses hit eight bank groups
+ *   [PG_S_W, +8192)     weights: 128 rows x 64 bytes; 16-byte piece p of row r at r*64 + (p ^ (r/2)%4)*16, so
+ *                       that a warp's eight rows g = 0..7 of one piece hit eight bank groups
+ *   [PG_S_WSF, +1024)   weight scales: one BLOCKED_128x4 row block of the stage's 8 blocks (grouped_gemm_layout.h:
+ *                       block j of row r at (j/4)*512 + (r%32)*16 + (r/32)*4 + j%4), 0 past N and K
+ * PG_STAGES is a literal of cp.async.wait_group: one edit changes the pipeline depth. Three slots (75 KB) fit
+ * the 99 KB a block may have on sm_86 / sm_89, and two CTAs fit an sm_80 or sm_90 SM. */
+#define PG_STAGES 3
+#define PG_S_A 0
+#define PG_S_W 16384
+#define PG_S_WSF 24576
+#define PG_SLOT_BYTES 25600
+#define PG_SMEM_BYTES (PG_STAGES * PG_SLOT_BYTES)
+
+#endif
