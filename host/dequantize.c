@@ -121,6 +121,19 @@ static uint64_t resident_ctas(const nvfp4_handle *h, nvfp4i_kernel_id id, uint32
   return (uint64_t)h->sm_count * ctas_per_sm;
 }
 
+/* Launches entry id (either dequantize entry: one parameter block) on ctas CTAs of DEQ_THREADS. */
+static nvfp4_status launch_strips(const nvfp4_handle *h, nvfp4i_kernel_id id, uint64_t ctas, uint32_t smem,
+                                  void *param_block, CUstream stream) {
+  void *params[] = {param_block};
+  nvfp4i_launch launch = {
+      .grid = {(unsigned)ctas, 1, 1},
+      .block = {DEQ_THREADS, 1, 1},
+      .dynamic_smem = smem,
+      .params = params,
+  };
+  return nvfp4i_launch_kernel(h, id, &launch, stream);
+}
+
 static uint32_t strips_per_row(int64_t k) {
   uint32_t chunks_per_row = (uint32_t)(k / DEQ_CHUNK_ELEMS);
   return (chunks_per_row + DEQ_STRIP_CHUNKS - 1) / DEQ_STRIP_CHUNKS;
@@ -168,14 +181,7 @@ NVFP4_API nvfp4_status nvfp4_dequantize(nvfp4_handle *h, const nvfp4_tensor *in,
       .vector_stores = (uint32_t)rows_16_byte_aligned(out->data, in->rows, out->ld * esize, in->batch,
                                                       out->batch_stride * esize),
   };
-  void *params[] = {&p};
-  nvfp4i_launch launch = {
-      .grid = {(unsigned)ctas, 1, 1},
-      .block = {DEQ_THREADS, 1, 1},
-      .dynamic_smem = smem,
-      .params = params,
-  };
-  return nvfp4i_launch_kernel(h, NVFP4I_KERNEL_DEQUANTIZE, &launch, stream);
+  return launch_strips(h, NVFP4I_KERNEL_DEQUANTIZE, ctas, smem, &p, stream);
 }
 
 /* ---- the grouped dequantize */
@@ -273,14 +279,7 @@ static nvfp4_status launch_groups(nvfp4_handle *h, const gdq_call *call, int fir
   uint32_t smem = (uint32_t)DEQ_SMEM_BYTES(nvfp4i_dtype_size(call->dtype));
   uint64_t ctas = resident_ctas(h, NVFP4I_KERNEL_GROUPED_DEQUANTIZE, smem);
   if (p.total_strips < ctas * DEQ_WARPS) ctas = (p.total_strips + DEQ_WARPS - 1) / DEQ_WARPS;
-  void *params[] = {&p};
-  nvfp4i_launch launch = {
-      .grid = {(unsigned)ctas, 1, 1},
-      .block = {DEQ_THREADS, 1, 1},
-      .dynamic_smem = smem,
-      .params = params,
-  };
-  return nvfp4i_launch_kernel(h, NVFP4I_KERNEL_GROUPED_DEQUANTIZE, &launch, stream);
+  return launch_strips(h, NVFP4I_KERNEL_GROUPED_DEQUANTIZE, ctas, smem, &p, stream);
 }
 
 nvfp4_status nvfp4i_grouped_dequantize(nvfp4_handle *h, int num_groups, const nvfp4_tensor *in,

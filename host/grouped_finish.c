@@ -40,29 +40,13 @@ _Static_assert(GF_COLS == 4, "the kernel reads a unit as one 16-byte vector");
 
 uint32_t nvfp4i_finish_ldp(int64_t n) { return (uint32_t)((n + GF_COLS - 1) / GF_COLS * GF_COLS); }
 
-static nvfp4_status launch(nvfp4_handle *h, gf_params *params, CUstream stream) {
-  void *args[] = {params};
-  nvfp4i_launch config = {
-      .grid = {params->total_blocks, 1, 1},
-      .block = {GF_THREADS, 1, 1},
-      .params = args,
-      .early_start = 1, /* the entry waits for the GEMM before it reads the partials */
-  };
-  return nvfp4i_launch_kernel(h, NVFP4I_KERNEL_GROUPED_FINISH, &config, stream);
-}
-
 nvfp4_status nvfp4i_grouped_finish(nvfp4_handle *h, int count, const nvfp4i_finish_group *groups, uint32_t mode,
                                    float alpha1, float alpha2, CUstream stream) {
-  gf_params params = {.alpha1 = alpha1, .alpha2 = alpha2, .mode = mode};
+  gf_params params = {.num_groups = (uint32_t)count, .alpha1 = alpha1, .alpha2 = alpha2, .mode = mode};
   for (int i = 0; i < count; i++) {
     const nvfp4i_finish_group *g = &groups[i];
-    if (params.num_groups == GF_MAX_GROUPS) {
-      nvfp4_status status = launch(h, &params, stream);
-      if (status != NVFP4_STATUS_SUCCESS) return status;
-      params.num_groups = params.total_blocks = 0;
-    }
     uint64_t units = (uint64_t)g->m * (g->ldp / GF_COLS);
-    params.desc[params.num_groups++] = (gf_desc){
+    params.desc[i] = (gf_desc){
         .gate = g->gate,
         .up = g->up,
         .c = (uintptr_t)g->c->data,
@@ -76,5 +60,12 @@ nvfp4_status nvfp4i_grouped_finish(nvfp4_handle *h, int count, const nvfp4i_fini
     };
     params.total_blocks += (uint32_t)((units + GF_THREADS - 1) / GF_THREADS);
   }
-  return params.num_groups > 0 ? launch(h, &params, stream) : NVFP4_STATUS_SUCCESS;
+  void *args[] = {&params};
+  nvfp4i_launch config = {
+      .grid = {params.total_blocks, 1, 1},
+      .block = {GF_THREADS, 1, 1},
+      .params = args,
+      .early_start = 1, /* the entry waits for the GEMM before it reads the partials */
+  };
+  return nvfp4i_launch_kernel(h, NVFP4I_KERNEL_GROUPED_FINISH, &config, stream);
 }

@@ -20,9 +20,9 @@ typedef struct nvfp4i_finish_group {
 /* Floats between partial rows for a group of n columns. */
 uint32_t nvfp4i_finish_ldp(int64_t n);
 
-/* Finishes `count` groups (m, n >= 1) in mode GF_MODE_SUM (c = alpha1 * sum) or GF_MODE_SILU_MUL
- * (c = silu(alpha1 * gate) * (alpha2 * up)), GF_MAX_GROUPS to a launch. The launches start early
- * (programmatic dependent launch) after the GEMM that writes the partials and wait for it before reading. */
+/* Finishes `count` groups (1 <= count <= GF_MAX_GROUPS; m, n >= 1) in one launch, in mode GF_MODE_SUM
+ * (c = alpha1 * sum) or GF_MODE_SILU_MUL (c = silu(alpha1 * gate) * (alpha2 * up)). The launch starts early
+ * (programmatic dependent launch) after the GEMM that writes the partials and waits for it before reading. */
 nvfp4_status nvfp4i_grouped_finish(nvfp4_handle *h, int count, const nvfp4i_finish_group *groups, uint32_t mode,
                                    float alpha1, float alpha2, CUstream stream);
 

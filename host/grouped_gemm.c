@@ -557,20 +557,14 @@ static nvfp4_status launch_all(nvfp4_handle *h, const gg_call *call, CUstream st
   return params.num_groups > 0 ? launch_params(h, call, &params, stream) : NVFP4_STATUS_SUCCESS;
 }
 
-/* Every group's partials summed, scaled, gated (dual) and written to c, FINISH_BATCH groups to a call. */
+/* Every group's partials summed, scaled, gated (dual) and written to c, GF_MAX_GROUPS groups to a launch. */
 static nvfp4_status finish_all(nvfp4_handle *h, const gg_call *call, CUstream stream) {
-  enum { FINISH_BATCH = GF_MAX_GROUPS };
-  nvfp4i_finish_group batch[FINISH_BATCH];
+  nvfp4i_finish_group batch[GF_MAX_GROUPS];
+  uint32_t mode = call->dual ? GF_MODE_SILU_MUL : GF_MODE_SUM;
   int count = 0;
   uint64_t offset = 0;
   for (int g = 0; g < call->num_groups; g++) {
     if (!has_work(call, g)) continue;
-    if (count == FINISH_BATCH) {
-      nvfp4_status status = nvfp4i_grouped_finish(h, count, batch, call->dual ? GF_MODE_SILU_MUL : GF_MODE_SUM,
-                                                  call->alpha, call->alpha2, stream);
-      if (status != NVFP4_STATUS_SUCCESS) return status;
-      count = 0;
-    }
     uint32_t m = (uint32_t)rows_a(call, g), ldp = nvfp4i_finish_ldp(call->b[g].rows);
     uint32_t slices = group_slices(call, g);
     uintptr_t gate = call->partials + offset;
@@ -584,9 +578,13 @@ static nvfp4_status finish_all(nvfp4_handle *h, const gg_call *call, CUstream st
         .c = &call->c[g],
     };
     offset += partial_bytes(call, g);
+    if (count == GF_MAX_GROUPS) {
+      nvfp4_status status = nvfp4i_grouped_finish(h, count, batch, mode, call->alpha, call->alpha2, stream);
+      if (status != NVFP4_STATUS_SUCCESS) return status;
+      count = 0;
+    }
   }
-  return count > 0 ? nvfp4i_grouped_finish(h, count, batch, call->dual ? GF_MODE_SILU_MUL : GF_MODE_SUM,
-                                           call->alpha, call->alpha2, stream)
+  return count > 0 ? nvfp4i_grouped_finish(h, count, batch, mode, call->alpha, call->alpha2, stream)
                    : NVFP4_STATUS_SUCCESS;
 }
 
@@ -662,9 +660,9 @@ static nvfp4_status grouped_call(nvfp4_handle *h, gg_call *call, CUstream stream
   }
   call->f16_tokens = tokens_dequantized(h, call);
   call->cap_max = h->path == NVFP4I_PATH_SM90A ? GG_T_MAX : PG_T_MAX;
-  uint64_t work = 0;
-  for (int g = 0; g < groups; g++) work += has_work(call, g);
-  if (work == 0) return NVFP4_STATUS_SUCCESS;
+  int work = 0;
+  for (int g = 0; g < groups && !work; g++) work = has_work(call, g);
+  if (!work) return NVFP4_STATUS_SUCCESS;
   if (call->a != NULL && !has_scratch(h) && nvfp4i_kernel_name(h->path, NVFP4I_KERNEL_GROUPED_GEMM) == NULL)
     return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED,
                        "the %s kernel path runs NVFP4 activations dequantized to f16 in scratch from a memory "

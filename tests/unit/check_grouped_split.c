@@ -171,6 +171,40 @@ START_TEST(dense_activations_start_at_their_slice) {
 }
 END_TEST
 
+/* 300 groups, 299 with work: the finish takes GF_MAX_GROUPS of them to a launch, then the other 43, each
+ * launch's partials following the previous one's */
+START_TEST(the_finish_takes_gf_max_groups_to_a_launch) {
+  enum { GROUPS = 300, SMALL_M = 4, SMALL_N = 8, SMALL_K = 64 };
+  setenv("FAKE_MEMORY_POOLS", "1", 1);
+  create_fake_handle();
+  static nvfp4_tensor a[GROUPS], b1[GROUPS], b2[GROUPS];
+  static nvfp4_output cs[GROUPS];
+  for (int g = 0; g < GROUPS; g++) {
+    a[g] = (nvfp4_tensor){tokens, scales, g == 7 ? 0 : SMALL_M, SMALL_K, 1, SMALL_K / 2, 0, SMALL_K / 16, 0,
+                          NVFP4_SF_LINEAR};
+    b1[g] = (nvfp4_tensor){weights, scales, SMALL_N, SMALL_K, 1, SMALL_K / 2, 0, SMALL_K / 16, 0, NVFP4_SF_LINEAR};
+    b2[g] = b1[g];
+    b2[g].data = weights2;
+    cs[g] = (nvfp4_output){out, SMALL_N, 0, NVFP4_DTYPE_F16};
+  }
+  ck_assert_msg(nvfp4_grouped_dual_gemm_silu(fake_handle, GROUPS, a, b1, b2, cs, 1.0f, 1.0f, NULL) ==
+                    NVFP4_STATUS_SUCCESS,
+                "%s", nvfp4_last_error());
+  long n = fake_launches();
+  CUlaunchConfig config;
+  const unsigned char *first = launch_of(n - 2, FINISH_ENTRY, &config);
+  ck_assert_uint_eq(param_u32(first, GF_P_NUM_GROUPS), GF_MAX_GROUPS);
+  uint64_t slice_bytes = SMALL_M * SMALL_N * 4, group_bytes = 2 * slice_bytes; /* two products, one slice */
+  uint64_t base = param_u64(first, GF_P_DESCS + GF_D_GATE);
+  const unsigned char *last = launch_of(n - 1, FINISH_ENTRY, &config);
+  ck_assert_uint_eq(param_u32(last, GF_P_NUM_GROUPS), GROUPS - 1 - GF_MAX_GROUPS);
+  ck_assert_uint_eq(param_u64(last, GF_P_DESCS + GF_D_GATE), base + GF_MAX_GROUPS * group_bytes);
+  ck_assert_uint_eq(param_u64(last, GF_P_DESCS + GF_D_UP), base + GF_MAX_GROUPS * group_bytes + slice_bytes);
+  ck_assert_uint_eq(param_u32(last, GF_P_DESCS + GF_D_BLOCK_START), 0);
+  destroy_fake_handle();
+}
+END_TEST
+
 START_TEST(the_dual_gemm_needs_a_memory_pool) {
   create_fake_handle(); /* the fake's default: no pools */
   nvfp4_tensor a = activations(), b = weights_of(weights, scales, NVFP4_SF_LINEAR);
@@ -209,6 +243,7 @@ Suite *grouped_split_suite(void) {
   tcase_add_test(tc, the_dual_gemm_writes_both_products_and_finishes_with_silu);
   tcase_add_test(tc, one_slice_writes_c_directly);
   tcase_add_test(tc, dense_activations_start_at_their_slice);
+  tcase_add_test(tc, the_finish_takes_gf_max_groups_to_a_launch);
   tcase_add_test(tc, the_dual_gemm_needs_a_memory_pool);
   tcase_add_test(tc, the_dual_gemm_checks_its_second_weights);
   suite_add_tcase(s, tc);
