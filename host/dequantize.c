@@ -67,7 +67,7 @@ static nvfp4_status validate(const nvfp4_handle *h, const nvfp4_tensor *in, cons
 /* The grouped entry's descriptor of one group, and its whole parameter block. */
 typedef struct gdq_desc {
   uint64_t in, in_sf, out, in_ld, out_ld_bytes, sf_row_step128, sf_row_step32, sf_row_step1;
-  uint32_t chunks_per_row, strips_per_row, sf_pair_step, vector_stores;
+  uint32_t chunks_per_row, strips_per_row, sf_pair_step, vector_stores, out_chunks, b_tiles;
 } gdq_desc;
 
 typedef struct gdq_params {
@@ -89,6 +89,8 @@ GDQ_AT(gdq_desc, chunks_per_row, GDQ_D_CHUNKS_PER_ROW)
 GDQ_AT(gdq_desc, strips_per_row, GDQ_D_STRIPS_PER_ROW)
 GDQ_AT(gdq_desc, sf_pair_step, GDQ_D_SF_PAIR_STEP)
 GDQ_AT(gdq_desc, vector_stores, GDQ_D_VECTOR_STORES)
+GDQ_AT(gdq_desc, out_chunks, GDQ_D_OUT_CHUNKS)
+GDQ_AT(gdq_desc, b_tiles, GDQ_D_B_TILES)
 GDQ_AT(gdq_params, num_groups, GDQ_P_NUM_GROUPS)
 GDQ_AT(gdq_params, total_strips, GDQ_P_TOTAL_STRIPS)
 GDQ_AT(gdq_params, out_dtype, GDQ_P_OUT_DTYPE)
@@ -139,6 +141,11 @@ static uint32_t strips_per_row(int64_t k) {
   return (chunks_per_row + DEQ_STRIP_CHUNKS - 1) / DEQ_STRIP_CHUNKS;
 }
 
+/* K rounded up to the B-tile layout's K stage: the elements a B-tile destination holds per row. */
+static int64_t b_tile_k(int64_t k) { return (k + GDQ_B_TILE_K - 1) / GDQ_B_TILE_K * GDQ_B_TILE_K; }
+
+uint64_t nvfp4i_b_tile_bytes(int64_t rows, int64_t k) { return (uint64_t)rows * (uint64_t)b_tile_k(k) * 2; }
+
 NVFP4_API nvfp4_status nvfp4_dequantize(nvfp4_handle *h, const nvfp4_tensor *in, const nvfp4_output *out,
                                         CUstream stream) {
   nvfp4i_clear_error();
@@ -186,13 +193,14 @@ NVFP4_API nvfp4_status nvfp4_dequantize(nvfp4_handle *h, const nvfp4_tensor *in,
 
 /* ---- the grouped dequantize */
 
-/* One call: its groups, their destinations and the output type. */
+/* One call: its groups, their destinations (rows out_ld elements apart, or B tiles) and the output type. */
 typedef struct gdq_call {
   int num_groups;
   const nvfp4_tensor *in;
   void *const *out_data;
-  const int64_t *out_ld;
+  const int64_t *out_ld; /* NULL with b_tiles */
   nvfp4_dtype dtype;
+  int b_tiles;
 } gdq_call;
 
 /* The message of a failed check of group g, which names the field ("in.k", "out.ld"), prefixed with the
@@ -204,7 +212,7 @@ static nvfp4_status fail_in_group(nvfp4_status status, int g) {
 }
 
 /* What the launch needs of group g with rows: a tensor to read with 16-byte loads, one batch, and a
- * destination of rows x k elements. */
+ * destination of rows x k elements (B tiles: a 16-byte aligned one). */
 static nvfp4_status check_group(const gdq_call *call, int g) {
   const nvfp4_tensor *in = &call->in[g];
   nvfp4_status status = nvfp4i_validate_tensor("in", in, 1);
@@ -212,14 +220,26 @@ static nvfp4_status check_group(const gdq_call *call, int g) {
     status = nvfp4i_fail(NVFP4_STATUS_INVALID_VALUE, "in.batch = %lld: every group has batch 1",
                          (long long)in->batch);
   if (status == NVFP4_STATUS_SUCCESS) status = nvfp4i_validate_vector_alignment("in", in);
-  if (status == NVFP4_STATUS_SUCCESS) {
+  if (status == NVFP4_STATUS_SUCCESS && call->b_tiles) {
+    if (call->out_data[g] == NULL) status = nvfp4i_fail(NVFP4_STATUS_INVALID_VALUE, "out.data is NULL");
+    else if ((uintptr_t)call->out_data[g] % 16 != 0)
+      status = nvfp4i_fail(NVFP4_STATUS_INVALID_VALUE, "out.data = %p: B tiles start 16-byte aligned",
+                           call->out_data[g]);
+  } else if (status == NVFP4_STATUS_SUCCESS) {
     nvfp4_output out = {call->out_data[g], call->out_ld[g], 0, call->dtype};
     status = nvfp4i_validate_output("out", &out, in->rows, in->k, 1);
   }
   return status == NVFP4_STATUS_SUCCESS ? status : fail_in_group(status, g);
 }
 
-static uint64_t group_strips(const nvfp4_tensor *in) { return (uint64_t)in->rows * strips_per_row(in->k); }
+/* The chunks written per row of group `in`, and the row's strips. */
+static int64_t written_k(const gdq_call *call, const nvfp4_tensor *in) {
+  return call->b_tiles ? b_tile_k(in->k) : in->k;
+}
+
+static uint64_t group_strips(const gdq_call *call, const nvfp4_tensor *in) {
+  return (uint64_t)in->rows * strips_per_row(written_k(call, in));
+}
 
 /* The arguments, every group with rows, and every launch's strip count, before anything launches. */
 static nvfp4_status check_call(const nvfp4_handle *h, const gdq_call *call) {
@@ -227,10 +247,12 @@ static nvfp4_status check_call(const nvfp4_handle *h, const gdq_call *call) {
   if (h == NULL) return nvfp4i_fail(bad, "grouped dequantize: h is NULL");
   if (call->num_groups < 0)
     return nvfp4i_fail(bad, "grouped dequantize: num_groups = %d: must be >= 0", call->num_groups);
-  if (call->num_groups > 0 && (call->in == NULL || call->out_data == NULL || call->out_ld == NULL))
+  if (call->num_groups > 0 && (call->in == NULL || call->out_data == NULL || (call->out_ld == NULL && !call->b_tiles)))
     return nvfp4i_fail(bad, "grouped dequantize: in, out_data or out_ld is NULL");
   if (nvfp4i_dtype_size(call->dtype) == 0)
     return nvfp4i_fail(bad, "grouped dequantize: dtype = %d: not a nvfp4_dtype", (int)call->dtype);
+  if (call->b_tiles && nvfp4i_dtype_size(call->dtype) != 2)
+    return nvfp4i_fail(bad, "grouped dequantize: dtype = %d: B tiles hold f16 or bf16", (int)call->dtype);
   uint64_t strips = 0;
   int work = 0;
   for (int g = 0; g < call->num_groups; g++) {
@@ -238,7 +260,7 @@ static nvfp4_status check_call(const nvfp4_handle *h, const gdq_call *call) {
     nvfp4_status status = check_group(call, g);
     if (status != NVFP4_STATUS_SUCCESS) return status;
     if (work++ % GDQ_MAX_GROUPS == 0) strips = 0;
-    strips += group_strips(&call->in[g]);
+    strips += group_strips(call, &call->in[g]);
     if (strips > GDQ_MAX_STRIPS)
       return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "grouped dequantize, group %d: more than 2^31 - 1 strips "
                          "of %d elements in one launch", g, DEQ_STRIP_CHUNKS * DEQ_CHUNK_ELEMS);
@@ -248,7 +270,9 @@ static nvfp4_status check_call(const nvfp4_handle *h, const gdq_call *call) {
 
 static gdq_desc group_desc(const gdq_call *call, int g) {
   const nvfp4_tensor *in = &call->in[g];
-  int64_t esize = nvfp4i_dtype_size(call->dtype), ld_bytes = call->out_ld[g] * esize;
+  /* B tiles: the "ld" is the column block's bytes, R rows of 128 */
+  int64_t esize = nvfp4i_dtype_size(call->dtype);
+  int64_t ld_bytes = call->b_tiles ? in->rows * GDQ_B_TILE_ROW_BYTES : call->out_ld[g] * esize;
   nvfp4i_sf_steps sf = nvfp4i_sf_steps_of(in);
   return (gdq_desc){
       .in = (uintptr_t)in->data,
@@ -260,9 +284,11 @@ static gdq_desc group_desc(const gdq_call *call, int g) {
       .sf_row_step32 = sf.step32,
       .sf_row_step1 = sf.step1,
       .chunks_per_row = (uint32_t)(in->k / DEQ_CHUNK_ELEMS),
-      .strips_per_row = strips_per_row(in->k),
+      .strips_per_row = strips_per_row(written_k(call, in)),
       .sf_pair_step = sf.quad_step,
       .vector_stores = (uint32_t)rows_16_byte_aligned(call->out_data[g], in->rows, ld_bytes, 1, 0),
+      .out_chunks = (uint32_t)(written_k(call, in) / DEQ_CHUNK_ELEMS),
+      .b_tiles = (uint32_t)call->b_tiles,
   };
 }
 
@@ -274,7 +300,7 @@ static nvfp4_status launch_groups(nvfp4_handle *h, const gdq_call *call, int fir
     if (call->in[g].rows == 0) continue;
     p.strip_start[p.num_groups] = p.total_strips;
     p.desc[p.num_groups++] = group_desc(call, g);
-    p.total_strips += (uint32_t)group_strips(&call->in[g]);
+    p.total_strips += (uint32_t)group_strips(call, &call->in[g]);
   }
   uint32_t smem = (uint32_t)DEQ_SMEM_BYTES(nvfp4i_dtype_size(call->dtype));
   uint64_t ctas = resident_ctas(h, NVFP4I_KERNEL_GROUPED_DEQUANTIZE, smem);
@@ -282,10 +308,9 @@ static nvfp4_status launch_groups(nvfp4_handle *h, const gdq_call *call, int fir
   return launch_strips(h, NVFP4I_KERNEL_GROUPED_DEQUANTIZE, ctas, smem, &p, stream);
 }
 
-nvfp4_status nvfp4i_grouped_dequantize(nvfp4_handle *h, int num_groups, const nvfp4_tensor *in,
-                                       void *const *out_data, const int64_t *out_ld, nvfp4_dtype dtype,
-                                       CUstream stream) {
-  const gdq_call call = {num_groups, in, out_data, out_ld, dtype};
+static nvfp4_status grouped_dequantize(nvfp4_handle *h, const gdq_call call, CUstream stream) {
+  int num_groups = call.num_groups;
+  const nvfp4_tensor *in = call.in;
   nvfp4_status status = check_call(h, &call);
   for (int first = 0; first < num_groups && status == NVFP4_STATUS_SUCCESS;) {
     int end = first, work = 0;
@@ -294,4 +319,15 @@ nvfp4_status nvfp4i_grouped_dequantize(nvfp4_handle *h, int num_groups, const nv
     first = end;
   }
   return status;
+}
+
+nvfp4_status nvfp4i_grouped_dequantize(nvfp4_handle *h, int num_groups, const nvfp4_tensor *in,
+                                       void *const *out_data, const int64_t *out_ld, nvfp4_dtype dtype,
+                                       CUstream stream) {
+  return grouped_dequantize(h, (gdq_call){num_groups, in, out_data, out_ld, dtype, 0}, stream);
+}
+
+nvfp4_status nvfp4i_grouped_dequantize_b_tiles(nvfp4_handle *h, int num_groups, const nvfp4_tensor *in,
+                                               void *const *out_data, nvfp4_dtype dtype, CUstream stream) {
+  return grouped_dequantize(h, (gdq_call){num_groups, in, out_data, NULL, dtype, 1}, stream);
 }

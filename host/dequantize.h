@@ -20,4 +20,14 @@ nvfp4_status nvfp4i_grouped_dequantize(nvfp4_handle *h, int num_groups, const nv
                                        void *const *out_data, const int64_t *out_ld, nvfp4_dtype dtype,
                                        CUstream stream);
 
+/* As nvfp4i_grouped_dequantize, into the B-tile layout of ptx/sm90a/dequantize_layout.h (the order in which
+ * the grouped W4A16 GEMM copies its token tiles: 64-element column blocks of rows x 128 bytes, 128B-swizzled,
+ * K padded with +0 to a multiple of 128) at out_data[g], 16-byte aligned, nvfp4i_b_tile_bytes(rows, k) bytes;
+ * dtype F16 or BF16. */
+nvfp4_status nvfp4i_grouped_dequantize_b_tiles(nvfp4_handle *h, int num_groups, const nvfp4_tensor *in,
+                                               void *const *out_data, nvfp4_dtype dtype, CUstream stream);
+
+/* The bytes of a B-tile destination of rows x k elements (16-bit). */
+uint64_t nvfp4i_b_tile_bytes(int64_t rows, int64_t k);
+
 #endif

@@ -18,6 +18,7 @@
 #include "grouped_gemm.h"
 #include "launch.h"
 #include "sm80/grouped_gemm_w4a16_layout.h"
+#include "sm90a/dequantize_layout.h"
 #include "sm90a/grouped_gemm_layout.h"
 #include "validate.h"
 
@@ -101,10 +102,13 @@ typedef struct gg_call {
   int64_t cap;               /* the token tile cap */
   uint32_t slices;           /* K slices per group (split-K); 1: every tile walks all of K */
   /* Scratch, from the handle's pool; 0 where the call runs without. a_f16: a dequantized, group g's tokens
-   * as f16 (rows k elements apart) one group after another, which the W4A16 f16 entry reads. partials: the
+   * as f16 one group after another, which the W4A16 f16 entry reads: in the B-tile layout (b_tiles: sm_90a,
+   * whose producers then copy a token tile's half stage by one bulk copy), else rows k elements apart (the
+   * portable kernel's copies take any rows). partials: the
    * launches write every product's K slices as f32 there (group after group, then product, then slice: m rows
    * of nvfp4i_finish_ldp(n) floats each) and the finishing kernel writes c from them. */
   int f16_tokens;            /* the launches read a dequantized to f16 at a_f16 (the W4A16 f16 entry) */
+  int b_tiles;               /* ... in the B-tile layout (dequantize_layout.h) */
   uintptr_t a_f16, partials;
 } gg_call;
 
@@ -173,7 +177,9 @@ static uint64_t partial_bytes(const gg_call *call, int g) {
 
 /* The f16 bytes of group g's tokens in the scratch: a group without work has none. */
 static uint64_t token_bytes(const gg_call *call, int g) {
-  return has_work(call, g) ? (uint64_t)rows_a(call, g) * (uint64_t)k_of(call, g) * 2 : 0;
+  if (!has_work(call, g)) return 0;
+  return call->b_tiles ? nvfp4i_b_tile_bytes(rows_a(call, g), k_of(call, g))
+                       : (uint64_t)rows_a(call, g) * (uint64_t)k_of(call, g) * 2;
 }
 
 /* ---- The plan: the token tile cap and the K slices. Wide token tiles decode each weight stage for more
@@ -418,7 +424,12 @@ static gg_desc part_desc(const gg_call *call, int g, int product, uint32_t slice
     d.ldc = (uint64_t)(a_rows ? call->c[g].ld : 0);
     d.flags |= (uint32_t)call->c[g].dtype;
   }
-  if (call->f16_tokens) {
+  if (call->f16_tokens && call->b_tiles) {
+    /* column blocks of m rows x 128 bytes; the slice starts k0 / 64 blocks in */
+    d.a = call->a_f16 + at.token_offset + (uint64_t)(k0 / GDQ_B_TILE_BLOCK_K) * (uint64_t)m * GDQ_B_TILE_ROW_BYTES;
+    d.a_ld = (uint32_t)m * GDQ_B_TILE_ROW_BYTES;
+    d.flags |= GG_F_A_B_TILES;
+  } else if (call->f16_tokens) {
     const nvfp4_dense tokens = {(const void *)(call->a_f16 + at.token_offset + (uint64_t)k0 * 2), m, k, 1, k, 0,
                                 NVFP4_DTYPE_F16};
     describe_dense_activations(&d, &tokens);
@@ -606,7 +617,8 @@ static nvfp4_status dequantize_tokens(nvfp4_handle *h, const gg_call *call, CUst
       if (!has_work(call, first + i)) tokens[i].rows = 0;
       next += token_bytes(call, first + i);
     }
-    status = nvfp4i_grouped_dequantize(h, count, tokens, tokens_f16, ld, NVFP4_DTYPE_F16, stream);
+    status = call->b_tiles ? nvfp4i_grouped_dequantize_b_tiles(h, count, tokens, tokens_f16, NVFP4_DTYPE_F16, stream)
+                           : nvfp4i_grouped_dequantize(h, count, tokens, tokens_f16, ld, NVFP4_DTYPE_F16, stream);
   }
   return status;
 }
@@ -626,6 +638,15 @@ static int tokens_dequantized(const nvfp4_handle *h, const gg_call *call) {
   return call->a != NULL && has_scratch(h) && !h->grouped_fused &&
          h->kernels[NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16].fn != NULL &&
          h->kernels[NVFP4I_KERNEL_GROUPED_DEQUANTIZE].fn != NULL;
+}
+
+/* Whether the dequantized tokens go in the B-tile layout: on sm_90a (the portable kernel reads rows), where
+ * every group's column block, rows x 128 bytes, fits GG_D_A_LD's 32 bits. */
+static int b_tiles_fit(const nvfp4_handle *h, const gg_call *call) {
+  if (h->path != NVFP4I_PATH_SM90A) return 0;
+  for (int g = 0; g < call->num_groups; g++)
+    if (has_work(call, g) && (uint64_t)rows_a(call, g) * GDQ_B_TILE_ROW_BYTES > UINT32_MAX) return 0;
+  return 1;
 }
 
 /* The launches once the call has been checked and planned, with `scratch` (0: none) laid out as the call's
@@ -659,6 +680,7 @@ static nvfp4_status grouped_call(nvfp4_handle *h, gg_call *call, CUstream stream
     if (status != NVFP4_STATUS_SUCCESS) return status;
   }
   call->f16_tokens = tokens_dequantized(h, call);
+  call->b_tiles = call->f16_tokens && b_tiles_fit(h, call);
   call->cap_max = h->path == NVFP4I_PATH_SM90A ? GG_T_MAX : PG_T_MAX;
   int work = 0;
   for (int g = 0; g < groups && !work; g++) work = has_work(call, g);

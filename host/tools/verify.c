@@ -540,9 +540,37 @@ free_host:
 static int64_t grouped_destination(const nvfp4i_grouped_dequantize_case *c, int g, int64_t rows, int64_t k,
                                    int64_t cursor, int64_t *end) {
   int esize = nvfp4i_dtype_size(c->dtype);
-  int64_t start = (cursor + DEQ_GUARD_BYTES + 15) / 16 * 16 + (g % 2 ? c->out_offset : 0);
-  *end = start + (rows > 0 ? ((rows - 1) * (k + c->out_pad) + k) * esize : 0);
+  int64_t start = (cursor + DEQ_GUARD_BYTES + 15) / 16 * 16 + (g % 2 && !c->b_tiles ? c->out_offset : 0);
+  if (c->b_tiles) *end = start + (int64_t)nvfp4i_b_tile_bytes(rows, k);
+  else *end = start + (rows > 0 ? ((rows - 1) * (k + c->out_pad) + k) * esize : 0);
   return start;
+}
+
+/* Byte offset of element (r, kk) in a B-tile destination of `rows` rows (dequantize_layout.h). */
+static int64_t b_tile_offset(int64_t rows, int64_t r, int64_t kk) {
+  return kk / 64 * rows * 128 + r * 128 + (((kk % 64) / 8) ^ (r % 8)) * 16 + (kk % 8) * 2;
+}
+
+/* Group g's B tiles against the reference `want_rows` (rows x k, row-major): row by row, each row gathered
+ * from the tiles (and those bytes poisoned again in got), its k elements compared as any destination's, the
+ * padding to K_pad +0. */
+static void compare_b_tiles(const nvfp4i_grouped_dequantize_case *c, int g, const nvfp4_tensor *t, uint8_t *got,
+                            const uint8_t *want_rows, uint8_t *row, nvfp4i_verdict *v) {
+  int64_t kpad = (int64_t)nvfp4i_b_tile_bytes(1, t->k) / 2;
+  for (int64_t r = 0; r < t->rows; r++) {
+    for (int64_t kk = 0; kk < kpad; kk++) {
+      uint8_t *at = got + b_tile_offset(t->rows, r, kk);
+      memcpy(row + kk * 2, at, 2);
+      memset(at, POISON_BYTE, 2);
+    }
+    compare_dequantized_row(c->dtype, t->k, "group", g, r, row, want_rows + r * t->k * 2, v);
+    for (int64_t kk = t->k; kk < kpad; kk++) {
+      v->checked++;
+      if ((row[kk * 2] != 0 || row[kk * 2 + 1] != 0) && v->failures++ == 0)
+        snprintf(v->detail, sizeof v->detail, "group %d row %lld k %lld (K padding): got 0x%02x%02x, expected +0", g,
+                 (long long)r, (long long)kk, row[kk * 2 + 1], row[kk * 2]);
+    }
+  }
 }
 
 int nvfp4i_verify_grouped_dequantize(nvfp4_handle *h, const nvfp4i_grouped_dequantize_case *c,
@@ -567,7 +595,7 @@ int nvfp4i_verify_grouped_dequantize(nvfp4_handle *h, const nvfp4i_grouped_dequa
     int64_t rows = c->rows[g % c->rows_count], k = c->k[g % c->k_count];
     starts[g] = grouped_destination(c, g, rows, k, bytes, &bytes);
     lds[g] = k + c->out_pad;
-    expected += rows * k;
+    expected += c->b_tiles ? rows * ((int64_t)nvfp4i_b_tile_bytes(1, k) / 2) : rows * k;
     if (rows == 0) { /* an empty group: nothing to read, its pointers NULL; its destination must stay poison */
       in[g] = (nvfp4_tensor){NULL, NULL, 0, k, 1, k / 2, 0, k / 16, 0, c->layouts[g % c->layout_count]};
       continue;
@@ -593,7 +621,8 @@ int nvfp4i_verify_grouped_dequantize(nvfp4_handle *h, const nvfp4i_grouped_dequa
   NVFP4_CU_TRY(cu->cuMemsetD8(d_out, POISON_BYTE, (size_t)bytes), v->status, free_out);
   for (int g = 0; g < G; g++) outs[g] = (void *)(uintptr_t)(d_out + (CUdeviceptr)starts[g]);
 
-  v->status = nvfp4i_grouped_dequantize(h, G, in, outs, lds, c->dtype, NULL);
+  v->status = c->b_tiles ? nvfp4i_grouped_dequantize_b_tiles(h, G, in, outs, c->dtype, NULL)
+                          : nvfp4i_grouped_dequantize(h, G, in, outs, lds, c->dtype, NULL);
   if (v->status != NVFP4_STATUS_SUCCESS) goto free_out;
   NVFP4_CU_TRY(cu->cuCtxSynchronize(), v->status, free_out);
   NVFP4_CU_TRY(cu->cuMemcpyDtoH(got, d_out, (size_t)bytes), v->status, free_out);
@@ -603,6 +632,21 @@ int nvfp4i_verify_grouped_dequantize(nvfp4_handle *h, const nvfp4i_grouped_dequa
   for (int g = 0; g < G; g++) {
     const nvfp4_tensor *t = &ops[g].host;
     if (in[g].rows == 0) continue;
+    if (c->b_tiles) {
+      uint8_t *rows = malloc((size_t)(t->rows * t->k * esize)), *row = malloc(nvfp4i_b_tile_bytes(1, t->k));
+      if (!rows || !row) {
+        free(rows);
+        free(row);
+        v->status = nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "verify: no host memory");
+        goto free_out;
+      }
+      nvfp4_output ref_rows = {rows, t->k, 0, c->dtype};
+      nvfp4i_dequantize_ref(t, &ref_rows);
+      compare_b_tiles(c, g, t, got + starts[g], rows, row, v);
+      free(rows);
+      free(row);
+      continue;
+    }
     nvfp4_output ref_out = {want + starts[g], lds[g], 0, c->dtype};
     nvfp4i_dequantize_ref(t, &ref_out);
     for (int64_t r = 0; r < t->rows; r++) {

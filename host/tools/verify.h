@@ -140,6 +140,8 @@ typedef struct nvfp4i_grouped_dequantize_case {
   uint64_t seed;
   int64_t pad, out_pad, out_offset;
   int special_rows;
+  int b_tiles; /* nvfp4i_grouped_dequantize_b_tiles instead (16-bit dtype; out_pad, out_offset unused): each
+                * destination 16-byte aligned, its K padding +0 */
 } nvfp4i_grouped_dequantize_case;
 
 /* Random operands, the buffer poisoned, one nvfp4i_grouped_dequantize call on the stream 0, then every element

@@ -77,15 +77,15 @@
 #define GDQ_P_OUT_DTYPE 8          /* u32  DEQ_DTYPE_* of every destination */
 #define GDQ_P_STRIP_START 12       /* u32 x GDQ_MAX_GROUPS: group g's first strip (0 for g = 0), rising */
 #define GDQ_P_DESCS 1040           /* GDQ_MAX_GROUPS descriptors of GDQ_DESC_BYTES (4 bytes unused before) */
-#define GDQ_DESC_BYTES 80
-#define GDQ_PARAM_BYTES 21520      /* GDQ_P_DESCS + GDQ_MAX_GROUPS * GDQ_DESC_BYTES, a literal for the PTX */
+#define GDQ_DESC_BYTES 88
+#define GDQ_PARAM_BYTES 23568      /* GDQ_P_DESCS + GDQ_MAX_GROUPS * GDQ_DESC_BYTES, a literal for the PTX */
 
 /* One group's descriptor: DEQ_P_*'s fields of one batch. The data pointer and ld are multiples of 16. */
 #define GDQ_D_IN 0                 /* u64  packed e2m1, even k in the low nibble */
 #define GDQ_D_IN_SF 8              /* u64  e4m3 block scales */
 #define GDQ_D_OUT 16               /* u64  destination, element-aligned */
 #define GDQ_D_IN_LD 24             /* u64  bytes between rows of data */
-#define GDQ_D_OUT_LD_BYTES 32      /* u64  bytes between destination rows */
+#define GDQ_D_OUT_LD_BYTES 32      /* u64  bytes between destination rows (B tiles: between column blocks) */
 #define GDQ_D_SF_ROW_STEP128 40    /* u64 x3: the scale-row steps, as DEQ_P_SF_ROW_STEP* */
 #define GDQ_D_SF_ROW_STEP32 48
 #define GDQ_D_SF_ROW_STEP1 56
@@ -93,5 +93,17 @@
 #define GDQ_D_STRIPS_PER_ROW 68    /* u32  ceil(K / 1024) */
 #define GDQ_D_SF_PAIR_STEP 72      /* u32  as DEQ_P_SF_PAIR_STEP: LINEAR 4, BLOCKED 512 */
 #define GDQ_D_VECTOR_STORES 76     /* u32  as DEQ_P_VECTOR_STORES, for this group's destination rows */
+#define GDQ_D_OUT_CHUNKS 80        /* u32  chunks written per row: K / 32, or with B tiles K_pad / 32 */
+#define GDQ_D_B_TILES 84           /* u32  1: the destination is in the B-tile layout below (16-bit types) */
+
+/* The B-tile layout: the order in which the grouped W4A16 GEMM's producers copy a token tile's K stage into
+ * wgmma's 128B-swizzled B tile (grouped_gemm_layout.h, GW_*), so that one bulk copy per half stage moves it.
+ * A group of R rows and K elements is stored as K_pad / 64 column blocks of R rows x 128 bytes (K_pad: K
+ * rounded up to GDQ_B_TILE_K, the GEMM's K stage; elements past K are +0), element (r, k) at
+ *   (k / 64) * R * 128 + r * 128 + (((k % 64) / 8) ^ (r % 8)) * 16 + (k % 8) * 2 bytes.
+ * The descriptor's OUT_LD_BYTES is the column block's size R * 128; the destination is 16-byte aligned. */
+#define GDQ_B_TILE_K 128
+#define GDQ_B_TILE_BLOCK_K 64
+#define GDQ_B_TILE_ROW_BYTES 128
 
 #endif

@@ -64,6 +64,10 @@
 #define GG_F_B_SF_WORDS 8 /* b's likewise */
 #define GG_F_A_SF_BULK 16 /* a's scales are BLOCKED with a 16-byte aligned base: whole row blocks by bulk copy */
 #define GG_F_B_SF_BULK 32 /* b's likewise */
+/* W4A16: a is in the B-tile layout (dequantize_layout.h: 64-element column blocks of M rows x 128 bytes,
+ * swizzled as the B tile, K padded with zeros to a multiple of GG_K_STEP), GG_D_A_LD the column block's bytes
+ * (M * 128): a tile's half stage is one contiguous run of its rows, moved by one bulk copy */
+#define GG_F_A_B_TILES 64
 
 /* --- shared memory, from the dynamic window rounded up to GG_SMEM_ALIGN:
  *   [0, 1024)                barriers: full[16] at 0, empty[16] at 128, dfull[4] at 256, dempty[4] at 288

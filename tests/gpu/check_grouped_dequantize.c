@@ -3,7 +3,8 @@
  * group (any NaN matching any NaN): fresh random full-range operands (every code, scales over [2^-6, 2^4) of
  * either sign) with NaN and zero scales in some rows, G = 1 up to 300 (two launches), mixed rows with empty
  * groups, mixed K and scale layouts in one call, every output type, destinations in one buffer with rows
- * longer than K, some off a 16-byte boundary (the narrow stores beside the vector ones in one launch).
+ * longer than K, some off a 16-byte boundary (the narrow stores beside the vector ones in one launch), and the
+ * B-tile layout the grouped GEMM copies by bulk (every element found at its swizzled place, K padding +0).
  * Everything that is not a result, the gaps between rows and between destinations and an empty group's
  * destination, is poisoned with 0xFF bytes and must stay so. */
 #include "suites.h"
@@ -63,6 +64,17 @@ static const grouped_dequantize_gpu_case cases[] = {
     {"G=300 (two launches) mixed K bf16", 1,
      {.groups = 300, ROWS(2, 0, 5, 1, 24), KS(1024, 96, 544), LAYOUTS(LIN, BLK), .dtype = BF16, .out_pad = 8,
       .out_offset = 2, .special_rows = 1}},
+    /* B tiles (nvfp4i_grouped_dequantize_b_tiles, the grouped GEMM's route on sm_90a): K padded to 128 with
+     * zeros (544 -> 640, 96 and 32 -> 128), rows that are not a multiple of 8 (the swizzle), both 16-bit types */
+    {"B tiles G=1, 1 x 32 f16", 1, {.groups = 1, ROWS(1), KS(32), LAYOUTS(LIN), .dtype = F16, .b_tiles = 1}},
+    {"B tiles G=8 mixed rows and K f16", 1,
+     {.groups = 8, ROWS(7, 1, 129, 0, 33, 300, 2, 64), KS(544, 7168, 32, 96), LAYOUTS(BLK, LIN, LIN),
+      .dtype = F16, .special_rows = 1, .b_tiles = 1}},
+    {"B tiles G=64 MoE rows 0..24, K=7168 bf16", 1, {.groups = 64, MOE_ROWS, KS(7168), LAYOUTS(BLK, LIN),
+                                                      .dtype = BF16, .special_rows = 1, .b_tiles = 1}},
+    {"B tiles G=300 (two launches) mixed K f16", 0,
+     {.groups = 300, ROWS(2, 0, 5, 1, 24), KS(1024, 96, 544), LAYOUTS(LIN, BLK), .dtype = F16, .pad = 16,
+      .special_rows = 1, .b_tiles = 1}},
     /* large: every SM busy for many strips */
     {"G=4, 4096, 1000, 4096, 1000 rows, K=7168 f16", 0,
      {.groups = 4, ROWS(4096, 1000), KS(7168), LAYOUTS(BLK, LIN), .dtype = F16, .pad = 16, .out_pad = 8,

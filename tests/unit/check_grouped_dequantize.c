@@ -198,6 +198,38 @@ static uint64_t gdesc_u64(const unsigned char *p, int g, int field) {
 
 /* The three groups and an empty one between them: the block holds the three in order, their strips numbered
  * one after another (300 x 1, 7 x 7, 1 x 2 = 351 strips: 44 CTAs of 8 warps), every descriptor in bytes. */
+/* B tiles: K padded to 128 (544 -> 640: 20 chunks, one strip a row; 2048: 64 chunks, two strips), the "ld" a
+ * column block's bytes (rows x 128), the B_TILES flag; F32 and a destination off 16 bytes refused. */
+START_TEST(grouped_dequantize_b_tiles_pad_k_and_step_by_column_blocks) {
+  nvfp4_tensor in[2] = {{data, scales, 3, 544, 1, 272 + 16, 0, 34, 0, NVFP4_SF_LINEAR},
+                        {data, scales, 300, 2048, 1, 1024, 0, 128, 0, BLK}};
+  void *out[2] = {outputs, outputs + 16};
+  ck_assert_msg(nvfp4i_grouped_dequantize_b_tiles(fake_handle, 2, in, out, F16, NULL) == NVFP4_STATUS_SUCCESS,
+                "%s", nvfp4_last_error());
+  ck_assert_int_eq(fake_launches(), 1);
+  const unsigned char *p = grouped_launch(0, (3 + 600 + 7) / 8, 2);
+  ck_assert_uint_eq(param_u32(p, GDQ_P_TOTAL_STRIPS), 3 + 600);
+  static const uint32_t rows[2] = {3, 300}, chunks[2] = {20, 64}, strips[2] = {1, 2};
+  for (int d = 0; d < 2; d++) {
+    ck_assert_uint_eq(gdesc_u64(p, d, GDQ_D_OUT_LD_BYTES), rows[d] * 128);
+    ck_assert_uint_eq(gdesc_u32(p, d, GDQ_D_CHUNKS_PER_ROW), (uint32_t)(in[d].k / 32));
+    ck_assert_uint_eq(gdesc_u32(p, d, GDQ_D_OUT_CHUNKS), chunks[d]);
+    ck_assert_uint_eq(gdesc_u32(p, d, GDQ_D_STRIPS_PER_ROW), strips[d]);
+    ck_assert_uint_eq(gdesc_u32(p, d, GDQ_D_B_TILES), 1);
+  }
+  ck_assert_uint_eq(nvfp4i_b_tile_bytes(3, 544), 3 * 640 * 2);
+  ck_assert_int_eq(nvfp4i_grouped_dequantize_b_tiles(fake_handle, 2, in, out, F32, NULL),
+                   NVFP4_STATUS_INVALID_VALUE);
+  ck_assert_msg(strstr(nvfp4_last_error(), "dtype") != NULL, "%s", nvfp4_last_error());
+  out[1] = outputs + 2;
+  ck_assert_int_eq(nvfp4i_grouped_dequantize_b_tiles(fake_handle, 2, in, out, F16, NULL),
+                   NVFP4_STATUS_INVALID_VALUE);
+  ck_assert_msg(strstr(nvfp4_last_error(), "group 1") != NULL && strstr(nvfp4_last_error(), "out.data") != NULL,
+                "%s", nvfp4_last_error());
+  ck_assert_int_eq(fake_launches(), 1); /* nothing launched for either */
+}
+END_TEST
+
 START_TEST(grouped_dequantize_describes_the_groups_with_rows_in_order) {
   nvfp4_tensor in[4];
   void *out[4];
@@ -496,6 +528,7 @@ Suite *grouped_dequantize_suite(void) {
   TCase *launches = tcase_create("grouped dequantize launches");
   tcase_add_checked_fixture(launches, create_fake_handle, destroy_fake_handle);
   tcase_add_test(launches, grouped_dequantize_describes_the_groups_with_rows_in_order);
+  tcase_add_test(launches, grouped_dequantize_b_tiles_pad_k_and_step_by_column_blocks);
   tcase_add_test(launches, grouped_dequantize_sizes_the_grid_by_the_strips);
   tcase_add_test(launches, grouped_dequantize_launches_again_past_the_block);
   tcase_add_loop_test(launches, grouped_dequantize_walk_matches_the_reference, 0,

@@ -60,7 +60,8 @@ START_TEST(with_pools_the_tokens_are_dequantized_once_and_the_w4a16_entry_reads_
   ck_assert_msg(call(&r) == NVFP4_STATUS_SUCCESS, "%s", nvfp4_last_error());
   ck_assert_int_eq(fake_launches(), 2);
 
-  /* the grouped dequantize: the two groups with work, to f16, packed one after the other, rows k apart */
+  /* the grouped dequantize: the two groups with work, to f16, packed one after the other in the B-tile layout
+   * (column blocks of 64 elements: m rows x 128 bytes; K = 256 and 512 need no padding to 128) */
   const char *entry;
   CUlaunchConfig config;
   const unsigned char *p = fake_launch(0, &entry, &config);
@@ -72,12 +73,17 @@ START_TEST(with_pools_the_tokens_are_dequantized_once_and_the_w4a16_entry_reads_
   uint64_t tokens2 = param_u64(p, GDQ_P_DESCS + GDQ_DESC_BYTES + GDQ_D_OUT);
   ck_assert_uint_ne(tokens0, 0);
   ck_assert_uint_eq(tokens2, tokens0 + 80 * K * 2);
-  ck_assert_uint_eq(param_u64(p, GDQ_P_DESCS + GDQ_D_OUT_LD_BYTES), K * 2);
-  ck_assert_uint_eq(param_u64(p, GDQ_P_DESCS + GDQ_DESC_BYTES + GDQ_D_OUT_LD_BYTES), 2 * K * 2);
+  ck_assert_uint_eq(param_u64(p, GDQ_P_DESCS + GDQ_D_OUT_LD_BYTES), 80 * 128);
+  ck_assert_uint_eq(param_u64(p, GDQ_P_DESCS + GDQ_DESC_BYTES + GDQ_D_OUT_LD_BYTES), 5 * 128);
+  for (int i = 0; i < 2; i++) {
+    ck_assert_uint_eq(param_u32(p, GDQ_P_DESCS + i * GDQ_DESC_BYTES + GDQ_D_B_TILES), 1);
+    ck_assert_uint_eq(param_u32(p, GDQ_P_DESCS + i * GDQ_DESC_BYTES + GDQ_D_OUT_CHUNKS), (i + 1) * K / 32);
+  }
   ck_assert_uint_eq(param_u64(p, GDQ_P_DESCS + GDQ_D_IN), (uintptr_t)activations);
 
   /* the W4A16 f16 entry over the same two groups, largest token tile first (M = 80, then M = 5), reading
-   * the dequantized tokens as dense f16 rows (no activation scales), alpha and outputs untouched */
+   * the dequantized tokens as B tiles (GG_D_A_LD: a column block's bytes; no activation scales), alpha and
+   * outputs untouched */
   p = fake_launch(1, &entry, &config);
   ck_assert_str_eq(entry, W4A16_F16_ENTRY);
   /* programmatic dependent launch: set up while the dequantize runs */
@@ -86,7 +92,7 @@ START_TEST(with_pools_the_tokens_are_dequantized_once_and_the_w4a16_entry_reads_
   float alpha;
   memcpy(&alpha, p + GG_P_ALPHA, sizeof alpha);
   ck_assert(alpha == 0.5f);
-  const uint64_t a[] = {tokens0, tokens2}, a_ld[] = {K * 2, 2 * K * 2};
+  const uint64_t a[] = {tokens0, tokens2}, a_ld[] = {80 * 128, 5 * 128};
   const uint32_t m[] = {80, 5}, n[] = {256, 300}, kbytes[] = {K / 2, K};
   for (int i = 0; i < 2; i++) {
     ck_assert_uint_eq(desc_u64(p, i, GG_D_A), a[i]);
@@ -97,7 +103,7 @@ START_TEST(with_pools_the_tokens_are_dequantized_once_and_the_w4a16_entry_reads_
     ck_assert_uint_eq(desc_u32(p, i, GG_D_N), n[i]);
     ck_assert_uint_eq(desc_u32(p, i, GG_D_KBYTES), kbytes[i]);
     ck_assert_uint_eq(desc_u64(p, i, GG_D_B), (uintptr_t)weights);
-    ck_assert_uint_eq(desc_u32(p, i, GG_D_FLAGS), (uint32_t)NVFP4_DTYPE_BF16 | GG_F_B_SF_BULK);
+    ck_assert_uint_eq(desc_u32(p, i, GG_D_FLAGS), (uint32_t)NVFP4_DTYPE_BF16 | GG_F_B_SF_BULK | GG_F_A_B_TILES);
   }
   destroy_fake_handle();
 }

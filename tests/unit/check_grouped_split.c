@@ -38,8 +38,8 @@ static float param_f32(const unsigned char *p, int offset) {
 }
 
 /* The GEMM launch's descriptors: `slices` per product, each `per` stages (the last the rest), product p
- * reading weights[p] (LINEAR scales advance 8 bytes a stage, BLOCKED 1024), the tokens (f16, advance 256
- * bytes a stage) and writing f32 partials of M x N at partials + (p * slices + s) * M * N * 4. */
+ * reading weights[p] (LINEAR scales advance 8 bytes a stage, BLOCKED 1024), the tokens (f16 B tiles: two
+ * column blocks of M x 128 bytes a stage) and writing f32 partials of M x N at partials + (p * slices + s) * M * N * 4. */
 static void assert_slices(const unsigned char *p, int products, uint32_t slices, uint32_t per,
                           const nvfp4_tensor *b, uint64_t tokens_f16, uint64_t partials) {
   ck_assert_uint_eq(param_u32(p, GG_P_NUM_GROUPS), products * slices);
@@ -52,8 +52,9 @@ static void assert_slices(const unsigned char *p, int products, uint32_t slices,
       ck_assert_uint_eq(desc_u32(p, i, GG_D_KBYTES), stages * 64);
       ck_assert_uint_eq(desc_u64(p, i, GG_D_B), (uintptr_t)b[pr].data + (uint64_t)s * per * 64);
       ck_assert_uint_eq(desc_u64(p, i, GG_D_B_SF), (uintptr_t)b[pr].scales + (uint64_t)s * per * sf_step);
-      ck_assert_uint_eq(desc_u64(p, i, GG_D_A), tokens_f16 + (uint64_t)s * per * 256);
-      ck_assert_uint_eq(desc_u32(p, i, GG_D_A_LD), K * 2);
+      ck_assert_uint_eq(desc_u64(p, i, GG_D_A), tokens_f16 + (uint64_t)s * per * 2 * M * 128);
+      ck_assert_uint_eq(desc_u32(p, i, GG_D_A_LD), M * 128);
+      ck_assert(desc_u32(p, i, GG_D_FLAGS) & GG_F_A_B_TILES);
       ck_assert_uint_eq(desc_u64(p, i, GG_D_C), partials + (uint64_t)i * M * N * 4);
       ck_assert_uint_eq(desc_u64(p, i, GG_D_LDC), N);
       ck_assert_uint_eq(desc_u32(p, i, GG_D_FLAGS) & GG_F_DTYPE_MASK, NVFP4_DTYPE_F32);
