@@ -99,7 +99,10 @@ typedef struct gg_call {
   nvfp4_dtype act_dtype;     /* dense: the activation type of the launches being made (an entry per type) */
   /* The plan (plan_call), fixed before the first launch: */
   int64_t cap_max;           /* the largest token tile the path's kernels take (GG_T_MAX, portable PG_T_MAX) */
-  int64_t cap;               /* the token tile cap */
+  int64_t cap;               /* the token tile cap; with fixed_width, every tile's rows */
+  int fixed_width;           /* every tile `cap` rows, on the entry of that width (sm_90a), else rows per group */
+  uint32_t widths;           /* bit w - 1: the image has the W4A16 entries of width 32w for the call (sm_90a) */
+  int mixed;                 /* ... and those of mixed widths */
   uint32_t slices;           /* K slices per group (split-K); 1: every tile walks all of K */
   /* Scratch, from the handle's pool; 0 where the call runs without. a_f16: a dequantized, group g's tokens
    * as f16 one group after another, which the W4A16 f16 entry reads: in the B-tile layout (b_tiles: sm_90a,
@@ -131,12 +134,52 @@ static int products(const gg_call *call) { return call->dual ? 2 : 1; }
 /* Whether the launches being made run a W4A16 entry (dense activations, given or dequantized). */
 static int w4a16_launches(const gg_call *call) { return call->dense != NULL || call->f16_tokens; }
 
+/* The W4A16 entry of an activation type for the call's tiles: the entry of their width where the plan fixed
+ * one (sm_90a), else the entry of mixed widths (the portable path's only one). */
+static nvfp4i_kernel_id w4a16_kernel(const gg_call *call, nvfp4_dtype type) {
+  static const nvfp4i_kernel_id f16[] = {
+      NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T32,  NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T64,
+      NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T96,  NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T128,
+      NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T160, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T192,
+      NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T224, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T256};
+  static const nvfp4i_kernel_id bf16[] = {
+      NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_T32,  NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_T64,
+      NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_T96,  NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_T128,
+      NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_T160, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_T192,
+      NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_T224, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_T256};
+  _Static_assert(sizeof f16 / sizeof f16[0] == GG_T_MAX / GG_T_GRAIN, "an entry per width");
+  if (!call->fixed_width)
+    return type == NVFP4_DTYPE_F16 ? NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16 : NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16;
+  size_t width = call->cap > GG_T_GRAIN ? (size_t)(call->cap / GG_T_GRAIN) - 1 : 0; /* the plan's: 32 .. 256 */
+  return (type == NVFP4_DTYPE_F16 ? f16 : bf16)[width];
+}
+
+/* Which W4A16 entries the call can run on (call->widths, call->mixed): those the image has for every
+ * activation type its launches take; none for the fused NVFP4 kernel's calls, whose tiles are per group. */
+static void find_entries(const nvfp4_handle *h, gg_call *call) {
+  int types[2] = {call->f16_tokens, 0}; /* f16, bf16 */
+  for (int g = 0; call->dense != NULL && g < call->num_groups; g++)
+    if (has_work(call, g)) types[call->dense[g].dtype == NVFP4_DTYPE_F16 ? 0 : 1] = 1;
+  call->widths = types[0] || types[1] ? (1u << GG_T_MAX / GG_T_GRAIN) - 1 : 0;
+  call->mixed = 1;
+  for (int i = 0; i < 2; i++) {
+    if (!types[i]) continue;
+    nvfp4_dtype type = i == 0 ? NVFP4_DTYPE_F16 : NVFP4_DTYPE_BF16;
+    call->fixed_width = 0;
+    call->mixed &= h->kernels[w4a16_kernel(call, type)].fn != NULL;
+    call->fixed_width = 1;
+    for (call->cap = GG_T_GRAIN; call->cap <= GG_T_MAX; call->cap += GG_T_GRAIN)
+      if (h->path != NVFP4I_PATH_SM90A || h->kernels[w4a16_kernel(call, type)].fn == NULL)
+        call->widths &= ~(1u << (call->cap / GG_T_GRAIN - 1));
+  }
+  call->fixed_width = 0;
+}
+
 /* The entry the launches being made run. */
 static nvfp4i_kernel_id call_kernel(const gg_call *call) {
-  if (call->f16_tokens) return NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16;
+  if (call->f16_tokens) return w4a16_kernel(call, NVFP4_DTYPE_F16);
   if (call->dense == NULL) return NVFP4I_KERNEL_GROUPED_GEMM;
-  return call->act_dtype == NVFP4_DTYPE_F16 ? NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16
-                                            : NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16;
+  return w4a16_kernel(call, call->act_dtype);
 }
 
 /* Token rows per tile: the fewest tiles of at most `cap` rows, split evenly, rounded up to GG_T_GRAIN. */
@@ -146,10 +189,15 @@ static uint32_t token_tile_rows(int64_t m, int64_t cap) {
   return (uint32_t)((rows + GG_T_GRAIN - 1) / GG_T_GRAIN * GG_T_GRAIN);
 }
 
+/* Token rows per tile of a group of m rows at cap `cap`: the call's width, or the group's own. */
+static uint32_t tile_rows(const gg_call *call, int64_t m, int64_t cap) {
+  return call->fixed_width ? (uint32_t)cap : token_tile_rows(m, cap);
+}
+
 /* Tiles of one product of group g, whole K. */
 static uint64_t group_tiles(const gg_call *call, int g, int64_t cap) {
   int64_t m = rows_a(call, g);
-  uint64_t t = token_tile_rows(m, cap);
+  uint64_t t = tile_rows(call, m, cap);
   return (uint64_t)((call->b[g].rows + GG_TILE_N - 1) / GG_TILE_N) * (((uint64_t)m + t - 1) / t);
 }
 
@@ -182,40 +230,57 @@ static uint64_t token_bytes(const gg_call *call, int g) {
                        : (uint64_t)rows_a(call, g) * (uint64_t)k_of(call, g) * 2;
 }
 
-/* ---- The plan: the token tile cap and the K slices. Wide token tiles decode each weight stage for more
- * tokens, so GG_T_MAX is the fastest while the call has a tile for every SM (measured on the GPU MODE shapes:
- * G=8 M=[80..248] N=4096 K=7168, 256 tiles, 252 us at 256 and 297 at 128). With fewer tiles than SMs, smaller
- * tiles (G=2 M=[128,384] N=4096 K=1536: 36.6 us at 256, 29.1 at 128, 40.6 at 64) or K slices put more SMs to
- * work; the slices cost their partials' traffic and the finishing launch. plan_call picks the pair the cost
- * model below finishes soonest, simulating the kernel's snake schedule. */
+/* ---- The plan: the token tile width (sm_90a; the portable path's cap) and the K slices. A wide tile decodes
+ * each weight stage for more tokens, a narrow one wastes fewer rows past a group's M and makes more tiles for
+ * the SMs; K slices put more SMs to work where tiles are few, at the cost of their partials' traffic and the
+ * finishing launch. plan_call picks the pair the cost model below finishes soonest, simulating the kernel's
+ * snake schedule. */
 
-/* Cycles a CTA spends on one K stage of a 128 x t tile: the W4A16 kernel's per-role timelines
- * (docs/PERFORMANCE.md: 1447 cycles a stage at t = 32, 2190 at t = 96-128, 3400 at t up to 256) fit
- * 1100 + 9t; what a tile costs beyond its stages (its epilogue, the ring's refill); the finishing launch
- * (its start, and the partials' bytes, written by the GEMM and read back, mostly from L2, by the whole
- * GPU). TILE_CYCLES and the finish's costs are fitted to the split-K sweep of docs/PERFORMANCE.md
- * (nvfp4_gemm's M = 128 shapes at 1-8 slices). */
-#define STAGE_CYCLES(t) (1100.0 + 9.0 * (t))
+/* Cycles a CTA spends on one K stage of a 128 x t tile, by entry. The entries of one width overlap each
+ * warpgroup's weight decode with its own wgmmas; the entry of mixed widths drains its wgmmas before each
+ * decode (grouped_gemm_w4a16.ptx), so its stage grows faster with t but starts lower. Fitted to the H200
+ * (docs/PERFORMANCE.md: peers.py's gg1 at every fixed width; the mixed entry's per-role timelines, 1447 cycles
+ * a stage at t = 32, 2190 at 96-128, 3400 at up to 256, less the bulk copies' 5-9%). What a tile costs beyond
+ * its stages (its epilogue, the ring's refill); the finishing launch (its start, and the partials' bytes,
+ * written by the GEMM and read back, mostly from L2, by the whole GPU), fitted to the split-K sweep. */
+#define FIXED_STAGE_CYCLES(t) (1350.0 + 5.5 * (t))
+#define MIXED_STAGE_CYCLES(t) (1000.0 + 8.5 * (t))
 #define TILE_CYCLES 5000.0
 #define FINISH_CYCLES 5000.0
 #define PARTIAL_CYCLES_PER_BYTE 0.0005
 #define MAX_SLICES 8
-#define MAX_SIMULATED_SMS 1024 /* more SMs than this: no plan beyond GG_T_MAX, no slices */
+#define MAX_SIMULATED_SMS 1024 /* more SMs than this: no slices */
+#define SIMULATED_ROUNDS 8     /* more tiles than this many per CTA: the schedule's balance is taken as even */
+
+static double stage_cycles(const gg_call *call, uint32_t t) {
+  return call->fixed_width ? FIXED_STAGE_CYCLES(t) : MIXED_STAGE_CYCLES(t);
+}
 
 /* Cycles until the call's last CTA finishes, at the call's cap and slices, on sm_count persistent CTAs:
- * tiles in the launch's order (largest t first, then the call's group order) dealt in snake order. */
+ * tiles in the launch's order (largest t first, then the call's group order) dealt in snake order; with many
+ * tiles a CTA, their mean plus the longest tile. */
 static double makespan(const gg_call *call, int sm_count) {
   uint64_t units = 0;
-  for (int g = 0; g < call->num_groups; g++)
-    if (has_work(call, g)) units += group_tiles(call, g, call->cap) * products(call) * group_slices(call, g);
+  double total = 0, longest = 0;
+  for (int g = 0; g < call->num_groups; g++) {
+    if (!has_work(call, g)) continue;
+    uint64_t n = group_tiles(call, g, call->cap) * products(call) * group_slices(call, g);
+    double cost =
+        slice_stages(call, g) * stage_cycles(call, tile_rows(call, rows_a(call, g), call->cap)) + TILE_CYCLES;
+    units += n;
+    total += (double)n * cost;
+    longest = cost > longest ? cost : longest;
+  }
   uint64_t grid = units < (uint64_t)sm_count ? units : (uint64_t)sm_count;
+  if (grid == 0) return 0;
+  if (units > SIMULATED_ROUNDS * grid || grid > MAX_SIMULATED_SMS) return total / (double)grid + longest;
   double load[MAX_SIMULATED_SMS] = {0};
   uint64_t unit = 0;
   for (uint32_t t = GG_T_MAX; t >= GG_T_GRAIN; t -= GG_T_GRAIN)
     for (int g = 0; g < call->num_groups; g++) {
-      if (!has_work(call, g) || token_tile_rows(rows_a(call, g), call->cap) != t) continue;
+      if (!has_work(call, g) || tile_rows(call, rows_a(call, g), call->cap) != t) continue;
       uint64_t n = group_tiles(call, g, call->cap) * products(call) * group_slices(call, g);
-      double cost = slice_stages(call, g) * STAGE_CYCLES(t) + TILE_CYCLES;
+      double cost = slice_stages(call, g) * stage_cycles(call, t) + TILE_CYCLES;
       for (uint64_t i = 0; i < n; i++, unit++) {
         uint64_t round = unit / grid, at = unit % grid;
         load[round % 2 ? grid - 1 - at : at] += cost;
@@ -240,33 +305,53 @@ static uint64_t call_parts(const gg_call *call) {
   return parts;
 }
 
-/* Sets call->cap and call->slices. Slices only where `may_split` (scratch for partials can be had) and the
- * call's tiles at GG_T_MAX leave SMs idle, and only as many as keep every part in one launch; `forced`
- * (NVFP4_SPLIT_K, 0: none) fixes the number of slices where a split may happen. */
-static void plan_call(gg_call *call, int sm_count, int may_split, int forced) {
+/* The plan's best so far, and one try: the call's tiles and slices as they stand, at `cycles`. */
+typedef struct gg_plan {
+  double cycles; /* < 0: none yet */
+  int64_t cap;
+  uint32_t slices;
+  int fixed_width;
+} gg_plan;
+
+/* Tries every slice count the call's cap allows (1; up to MAX_SLICES where `may_split` and its tiles leave
+ * SMs idle, as many as keep every part in one launch; `forced` where a split may happen), keeping the best. */
+static void try_slices(gg_call *call, gg_plan *best, int sm_count, int may_split, int forced) {
   uint64_t tiles = 0;
   for (int g = 0; g < call->num_groups; g++)
-    if (has_work(call, g)) tiles += group_tiles(call, g, call->cap_max) * products(call);
-  call->slices = 1;
-  call->cap = call->cap_max;
-  if (tiles >= (uint64_t)sm_count || sm_count > MAX_SIMULATED_SMS) return;
-  uint32_t first = 1, last = may_split ? MAX_SLICES : 1;
-  if (may_split && forced > 0) first = last = (uint32_t)forced;
-  /* the portable kernel computes a 64-row token tile whatever t is: a smaller cap only idles its warps */
-  int64_t cap_min = call->cap_max == GG_T_MAX ? GG_T_MAX / 2 : call->cap_max;
-  double best = -1;
-  int64_t best_cap = cap_min;
-  uint32_t best_slices = 1;
-  for (int64_t cap = call->cap_max; cap >= cap_min; cap /= 2)
-    for (uint32_t slices = first; slices <= last; slices++) {
-      call->cap = cap;
-      call->slices = slices;
-      if (slices > 1 && call_parts(call) > GG_MAX_GROUPS) continue;
-      double cycles = makespan(call, sm_count) + (slices > 1 || call->dual ? finish_cycles(call) : 0);
-      if (best < 0 || cycles < best) best = cycles, best_cap = cap, best_slices = slices;
-    }
-  call->cap = best_cap;
-  call->slices = best_slices;
+    if (has_work(call, g)) tiles += group_tiles(call, g, call->cap) * products(call);
+  int split = may_split && tiles < (uint64_t)sm_count && sm_count <= MAX_SIMULATED_SMS;
+  uint32_t first = 1, last = split ? MAX_SLICES : 1;
+  if (split && forced > 0) first = last = (uint32_t)forced;
+  for (uint32_t slices = first; slices <= last; slices++) {
+    call->slices = slices;
+    if (slices > 1 && call_parts(call) > GG_MAX_GROUPS) continue;
+    double cycles = makespan(call, sm_count) + (slices > 1 || call->dual ? finish_cycles(call) : 0);
+    if (best->cycles < 0 || cycles < best->cycles)
+      *best = (gg_plan){cycles, call->cap, slices, call->fixed_width};
+  }
+}
+
+/* Sets call->cap, call->slices and call->fixed_width: the plan the cost model finishes soonest. Tried: the
+ * entry of mixed widths at caps cap_max and, on sm_90a, cap_max / 2 (the portable kernel computes a 64-row
+ * token tile whatever t is: a smaller cap only idles its warps); on sm_90a every width of an entry of one
+ * width (`forced_width`, NVFP4_TILE_ROWS: that one alone; -1: the entry of mixed widths alone). `forced`
+ * (NVFP4_SPLIT_K, 0: none) fixes the number of slices where a split may happen. */
+static void plan_call(gg_call *call, int sm_count, int may_split, int forced, int forced_width) {
+  gg_plan best = {-1, call->cap_max, 1, 0};
+  call->fixed_width = 0;
+  int64_t mixed_min = call->cap_max == GG_T_MAX ? GG_T_MAX / 2 : call->cap_max;
+  /* the entry of mixed widths also when no entry is there at all: the launch check then names it */
+  int mixed = (call->mixed || call->widths == 0) && !(forced_width > 0 && call->widths != 0);
+  uint32_t widths = forced_width < 0 && call->mixed ? 0 : call->widths;
+  for (call->cap = call->cap_max; mixed && call->cap >= mixed_min; call->cap /= 2)
+    try_slices(call, &best, sm_count, may_split, forced);
+  call->fixed_width = 1;
+  for (call->cap = GG_T_GRAIN; call->cap <= GG_T_MAX; call->cap += GG_T_GRAIN)
+    if ((widths >> (call->cap / GG_T_GRAIN - 1) & 1) && (forced_width <= 0 || call->cap == forced_width))
+      try_slices(call, &best, sm_count, may_split, forced);
+  call->cap = best.cap;
+  call->slices = best.slices;
+  call->fixed_width = best.fixed_width;
 }
 
 /* The 32-bit descriptor fields of an operand: its row pitch and scale steps (they matter only between rows). */
@@ -410,7 +495,7 @@ static gg_desc part_desc(const gg_call *call, int g, int product, uint32_t slice
       .m = (uint32_t)m,
       .n = (uint32_t)n,
       .kbytes = (uint32_t)(k_len / 2),
-      .t = token_tile_rows(m, call->cap),
+      .t = tile_rows(call, m, call->cap),
       .flags = scale_copy_flags(&b, GG_F_B_SF_BULK, GG_F_B_SF_WORDS),
   };
   if (call->partials != 0) {
@@ -682,6 +767,7 @@ static nvfp4_status grouped_call(nvfp4_handle *h, gg_call *call, CUstream stream
   call->f16_tokens = tokens_dequantized(h, call);
   call->b_tiles = call->f16_tokens && b_tiles_fit(h, call);
   call->cap_max = h->path == NVFP4I_PATH_SM90A ? GG_T_MAX : PG_T_MAX;
+  find_entries(h, call);
   int work = 0;
   for (int g = 0; g < groups && !work; g++) work = has_work(call, g);
   if (!work) return NVFP4_STATUS_SUCCESS;
@@ -696,7 +782,7 @@ static nvfp4_status grouped_call(nvfp4_handle *h, gg_call *call, CUstream stream
   nvfp4_status status = call->dual ? nvfp4i_check_kernel(h, NVFP4I_KERNEL_GROUPED_FINISH) : NVFP4_STATUS_SUCCESS;
   if (status != NVFP4_STATUS_SUCCESS) return status;
   int may_split = has_scratch(h) && h->kernels[NVFP4I_KERNEL_GROUPED_FINISH].fn != NULL;
-  plan_call(call, h->sm_count, may_split, h->split_k);
+  plan_call(call, h->sm_count, may_split, h->split_k, h->tile_rows);
   for (int p = 0; p < (call->dense != NULL ? 2 : 1) && status == NVFP4_STATUS_SUCCESS; p++) {
     call->act_dtype = p == 0 ? NVFP4_DTYPE_F16 : NVFP4_DTYPE_BF16;
     status = check_launches(h, call);

@@ -107,6 +107,10 @@ NVFP4_API nvfp4_status nvfp4_create(nvfp4_handle **out) {
   const char *split = getenv("NVFP4_SPLIT_K");
   h->split_k = split != NULL ? atoi(split) : 0;
   if (h->split_k < 0) h->split_k = 0;
+  const char *rows = getenv("NVFP4_TILE_ROWS");
+  h->tile_rows = rows != NULL ? atoi(rows) : 0;
+  if (h->tile_rows % GG_T_GRAIN != 0 || h->tile_rows < 0 || h->tile_rows > GG_T_MAX) h->tile_rows = 0;
+  if (rows != NULL && !strcmp(rows, "mixed")) h->tile_rows = -1;
   atomic_init(&h->weights_stable, 0);
   nvfp4i_context_leave(pushed);
   *out = h;

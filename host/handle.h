@@ -43,6 +43,10 @@ struct nvfp4_handle {
   /* NVFP4_SPLIT_K=n at nvfp4_create (n >= 1): grouped GEMMs that may split K (see host/grouped_gemm.c) use n
    * slices instead of the model's choice; 0: the model decides. For measuring the model against the GPU. */
   int split_k;
+  /* NVFP4_TILE_ROWS=t at nvfp4_create (a multiple of 32 up to 256): on sm_90a, grouped GEMMs use the W4A16
+   * entry of t-row token tiles instead of the model's choice; NVFP4_TILE_ROWS=mixed (-1 here): the entry of
+   * mixed widths; 0: the model decides. For measuring the model and testing every entry. */
+  int tile_rows;
   /* nvfp4_set_weights_stable's option, 0 or 1: the handle's one field that changes after nvfp4_create, so
    * atomic; a call reads it once (nvfp4i_weights_stable) */
   atomic_int weights_stable;

@@ -22,6 +22,19 @@
  * cubins for sm_80, sm_86, sm_89 and PTX that the driver JIT-compiles on newer GPUs). */
 typedef enum nvfp4i_path { NVFP4I_PATH_SM90A, NVFP4I_PATH_PORTABLE, NVFP4I_PATH_COUNT } nvfp4i_path;
 
+/* The sm_90a W4A16 grouped GEMM has, per activation type, an entry of mixed widths (the family's id,
+ * NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16 / _BF16, which on the portable path names its one entry) and one per
+ * token tile width (GW_ENTRY_NAME of grouped_gemm_layout.h: one width per function is what lets its decode
+ * overlap its wgmmas), sm_90a only. */
+#define NVFP4_W4A16_WIDTH(X, type, TYPE, t)                                                               \
+  X(NVFP4I_KERNEL_GROUPED_GEMM_W4A16_##TYPE##_T##t, "grouped GEMM (" #type " activations, " #t "-row tiles)", \
+    NVFP4I_NAME(GW_ENTRY_NAME(type, t)), NVFP4I_NONE, GG_THREADS, GG_SMEM_LIMIT, 0, 0)
+#define NVFP4_W4A16_WIDTHS(X, type, TYPE)                                                                 \
+  NVFP4_W4A16_WIDTH(X, type, TYPE, 32) NVFP4_W4A16_WIDTH(X, type, TYPE, 64)                               \
+  NVFP4_W4A16_WIDTH(X, type, TYPE, 96) NVFP4_W4A16_WIDTH(X, type, TYPE, 128)                              \
+  NVFP4_W4A16_WIDTH(X, type, TYPE, 160) NVFP4_W4A16_WIDTH(X, type, TYPE, 192)                             \
+  NVFP4_W4A16_WIDTH(X, type, TYPE, 224) NVFP4_W4A16_WIDTH(X, type, TYPE, 256)
+
 /* X(id, what it computes, sm_90a entry, portable entry or NVFP4I_NONE, then per path (sm_90a, portable) the
  * threads per CTA it is launched with and the largest dynamic shared memory it takes). A kernel the portable
  * path assembles from the sm_90a source has the same shape on both; the portable grouped GEMM is a kernel of
@@ -41,11 +54,13 @@ typedef enum nvfp4i_path { NVFP4I_PATH_SM90A, NVFP4I_PATH_PORTABLE, NVFP4I_PATH_
   X(NVFP4I_KERNEL_GROUPED_GEMM, "grouped GEMM (NVFP4 activations)", "nvfp4_grouped_gemm_sm90a",           \
     NVFP4I_NONE, GG_THREADS, GG_SMEM_LIMIT, 0, 0)                                                         \
   X(NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16, "grouped GEMM (f16 activations)",                               \
-    "nvfp4_grouped_gemm_w4a16_f16_sm90a", NVFP4I_NAME(PG_ENTRY_F16), GG_THREADS, GG_SMEM_LIMIT,           \
+    NVFP4I_NAME(GW_MIXED_ENTRY_NAME(f16)), NVFP4I_NAME(PG_ENTRY_F16), GG_THREADS, GG_SMEM_LIMIT,           \
     PG_THREADS, PG_SMEM_BYTES)                                                                            \
+  NVFP4_W4A16_WIDTHS(X, f16, F16)                                                                         \
   X(NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16, "grouped GEMM (bf16 activations)",                             \
-    "nvfp4_grouped_gemm_w4a16_bf16_sm90a", NVFP4I_NAME(PG_ENTRY_BF16), GG_THREADS, GG_SMEM_LIMIT,         \
+    NVFP4I_NAME(GW_MIXED_ENTRY_NAME(bf16)), NVFP4I_NAME(PG_ENTRY_BF16), GG_THREADS, GG_SMEM_LIMIT,         \
     PG_THREADS, PG_SMEM_BYTES)                                                                            \
+  NVFP4_W4A16_WIDTHS(X, bf16, BF16)                                                                       \
   X(NVFP4I_KERNEL_GROUPED_FINISH, "grouped GEMM finish (split-K, dual GEMM)", NVFP4I_NAME(GF_ENTRY),       \
     NVFP4I_NAME(GF_SM80_ENTRY), GF_THREADS, 0, GF_THREADS, 0)                                             \
   X(NVFP4I_KERNEL_DEQUANTIZE, "dequantize", NVFP4I_NAME(DEQ_ENTRY), NVFP4I_NAME(DEQ_SM80_ENTRY),          \

@@ -125,6 +125,12 @@
  * half h, row n, 16-byte unit u at h*t*128 + n*128 + (u ^ n%8)*16) | weights 128 rows x 64 bytes, the
  * 16-byte pieces of row r swizzled (piece p at r*64 + (p ^ (r/2)%4)*16) so that the consumers' loads are
  * free of bank conflicts | weight scales (one GG_SF_BLOCK_BYTES row block). */
+/* Entries (grouped_gemm_w4a16.ptx): per activation type one of mixed widths (every group its own t, the
+ * tiles' widths dispatched inside the K loop) and one per width t (GG_D_T = t in every descriptor). */
+#define GW_MIXED_ENTRY_NAME(type) GW_MIXED_ENTRY_NAME2(type)
+#define GW_MIXED_ENTRY_NAME2(type) nvfp4_grouped_gemm_w4a16_##type##_sm90a
+#define GW_ENTRY_NAME(type, t) GW_ENTRY_NAME2(type, t)
+#define GW_ENTRY_NAME2(type, t) nvfp4_grouped_gemm_w4a16_##type##_t##t##_sm90a
 #define GW_RING 1024
 #define GW_LS_B 0
 #define GW_LS_W(t_max) (256 * (t_max))

@@ -123,6 +123,17 @@ START_TEST(grouped_gemm_split_k_matches_reference) {
 }
 END_TEST
 
+/* Every W4A16 entry (NVFP4_TILE_ROWS: mixed widths, then each width) on the quick cases. */
+START_TEST(grouped_gemm_every_w4a16_entry_matches_reference) {
+  nvfp4_handle *h = gpu_tile_rows_handle(_i);
+  char way[64];
+  snprintf(way, sizeof way, "NVFP4_TILE_ROWS=%s", gpu_tile_rows_values[_i]);
+  for (int i = 0; i < selected_count; i++)
+    if (cases[selected[i]].small) assert_case_matches_reference(h, i, way);
+  nvfp4_destroy(h);
+}
+END_TEST
+
 START_TEST(grouped_gemm_fused_matches_reference) {
   nvfp4_handle *fused = gpu_fused_grouped_handle();
   assert_case_matches_reference(fused, _i, "fused kernel");
@@ -186,6 +197,7 @@ Suite *grouped_gemm_gpu_suite(void) {
   if (!gpu_path_lacks(NVFP4I_KERNEL_GROUPED_GEMM, "grouped gemm gpu, the fused kernel"))
     tcase_add_loop_test(shapes, grouped_gemm_fused_matches_reference, 0, selected_count);
   tcase_add_loop_test(shapes, grouped_gemm_split_k_matches_reference, 0, selected_count);
+  tcase_add_loop_test(shapes, grouped_gemm_every_w4a16_entry_matches_reference, 0, GPU_TILE_ROWS_WAYS);
   suite_add_tcase(s, shapes);
   TCase *graphs = gpu_tcase("grouped gemm graphs", 120);
   tcase_add_test(graphs, grouped_gemm_graph_replay_matches_direct_launch);

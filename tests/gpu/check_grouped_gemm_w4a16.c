@@ -137,6 +137,17 @@ START_TEST(w4a16_split_k_matches_reference) {
 }
 END_TEST
 
+/* Every W4A16 entry (NVFP4_TILE_ROWS: mixed widths, then each width) on the quick cases. */
+START_TEST(w4a16_every_entry_matches_reference) {
+  nvfp4_handle *h = gpu_tile_rows_handle(_i);
+  char way[64];
+  snprintf(way, sizeof way, "NVFP4_TILE_ROWS=%s", gpu_tile_rows_values[_i]);
+  for (int i = 0; i < selected_count; i++)
+    if (cases[selected[i]].small) assert_case_matches_reference(h, i, way);
+  nvfp4_destroy(h);
+}
+END_TEST
+
 /* Replaying a captured graph of a call with f16 and bf16 groups (two launches) gives the bits of a direct call. */
 enum { GRAPH_G = 3, GRAPH_N = 520, GRAPH_K = 1024 };
 static const int64_t graph_m[GRAPH_G] = {70, 200, 9};
@@ -187,6 +198,7 @@ Suite *w4a16_gpu_suite(void) {
   select_cases();
   tcase_add_loop_test(shapes, w4a16_matches_reference, 0, selected_count);
   tcase_add_loop_test(shapes, w4a16_split_k_matches_reference, 0, selected_count);
+  tcase_add_loop_test(shapes, w4a16_every_entry_matches_reference, 0, GPU_TILE_ROWS_WAYS);
   suite_add_tcase(s, shapes);
   TCase *graphs = gpu_tcase("grouped gemm w4a16 graphs", 120);
   tcase_add_test(graphs, w4a16_graph_replay_matches_direct_launch);

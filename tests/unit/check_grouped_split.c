@@ -13,7 +13,6 @@
 #include "sm90a/grouped_gemm_layout.h"
 #include "suites.h"
 
-#define W4A16_F16_ENTRY "nvfp4_grouped_gemm_w4a16_f16_sm90a"
 #define DEQUANTIZE_ENTRY "nvfp4_grouped_dequantize_sm90a"
 #define FINISH_ENTRY "nvfp4_grouped_finish_sm90a"
 
@@ -87,6 +86,14 @@ static void assert_finish(const unsigned char *p, const CUlaunchConfig *config, 
   ck_assert_uint_eq(param_u32(d, GF_D_BLOCK_START), 0);
 }
 
+/* Launch i must be a W4A16 entry of `type` (the plan's width, or mixed); returns its parameter block. */
+static const unsigned char *w4a16_launch_of(long i, const char *type, CUlaunchConfig *config) {
+  const char *entry;
+  const unsigned char *p = fake_launch(i, &entry, config);
+  assert_w4a16_entry(entry, type, p);
+  return p;
+}
+
 /* Launch i must be `want`; returns its parameter block. */
 static const unsigned char *launch_of(long i, const char *want, CUlaunchConfig *config) {
   const char *entry;
@@ -110,7 +117,7 @@ static void assert_split_call(const char *forced, int dual, uint32_t slices, uin
   CUlaunchConfig config;
   const unsigned char *p = launch_of(0, DEQUANTIZE_ENTRY, &config);
   uint64_t tokens_f16 = param_u64(p, GDQ_P_DESCS + GDQ_D_OUT);
-  p = launch_of(1, W4A16_F16_ENTRY, &config);
+  p = w4a16_launch_of(1, "f16", &config);
   uint64_t partials = tokens_f16 + (uint64_t)M * K * 2; /* the partials follow the tokens in the scratch */
   assert_slices(p, dual ? 2 : 1, slices, per, b, tokens_f16, partials);
   p = launch_of(2, FINISH_ENTRY, &config);
@@ -139,7 +146,7 @@ START_TEST(one_slice_writes_c_directly) {
                 nvfp4_last_error());
   ck_assert_int_eq(fake_launches(), 2);
   CUlaunchConfig config;
-  const unsigned char *p = launch_of(1, W4A16_F16_ENTRY, &config);
+  const unsigned char *p = w4a16_launch_of(1, "f16", &config);
   ck_assert_uint_eq(param_u32(p, GG_P_NUM_GROUPS), 1);
   ck_assert(param_f32(p, GG_P_ALPHA) == 0.5f);
   ck_assert_uint_eq(desc_u64(p, 0, GG_D_C), (uintptr_t)out);
@@ -160,7 +167,7 @@ START_TEST(dense_activations_start_at_their_slice) {
                 nvfp4_last_error());
   ck_assert_int_eq(fake_launches(), 2);
   CUlaunchConfig config;
-  const unsigned char *p = launch_of(0, "nvfp4_grouped_gemm_w4a16_bf16_sm90a", &config);
+  const unsigned char *p = w4a16_launch_of(0, "bf16", &config);
   ck_assert_uint_eq(param_u32(p, GG_P_NUM_GROUPS), 2);
   for (int s = 0; s < 2; s++) {
     ck_assert_uint_eq(desc_u64(p, s, GG_D_A), (uintptr_t)tokens + (uint64_t)s * 64 * 128 * 2);

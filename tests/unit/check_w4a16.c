@@ -193,6 +193,10 @@ START_TEST(w4a16_launches_f16_then_bf16_groups_with_dense_activation_descriptors
   set_group(&a[2], &b[2], &c[2], 1, K + 8, 256, F16, F16);
   set_group(&a[3], &b[3], &c[3], 0, K, 128, BF16, F16);
   set_group(&a[4], &b[4], &c[4], 248, K, 256, F16, F32);
+  /* an image without the entries of one width: the entry of mixed widths, every group its own t */
+  destroy_fake_handle();
+  setenv("FAKE_CUDA_MISSING", w4a16_width_entries(), 1);
+  create_fake_handle();
   ck_assert_msg(nvfp4_grouped_gemm_w4a16(fake_handle, GROUPS, a, b, c, 0.75f, NULL) == NVFP4_STATUS_SUCCESS, "%s",
                 nvfp4_last_error());
   ck_assert_int_eq(fake_launches(), 2);
@@ -250,6 +254,33 @@ START_TEST(w4a16_launches_f16_then_bf16_groups_with_dense_activation_descriptors
 }
 END_TEST
 
+/* With every entry in the image the plan may fix one width for the call: then each launch runs that width's
+ * entry and every descriptor has it, the tiles numbered by it; the groups and their operands as above. */
+START_TEST(w4a16_launches_the_entry_of_the_planned_width) {
+  nvfp4_dense a[3];
+  nvfp4_tensor b[3];
+  nvfp4_output c[3];
+  set_group(&a[0], &b[0], &c[0], 80, K + 24, 4096, F16, BF16);
+  set_group(&a[1], &b[1], &c[1], 3, K, 1000, BF16, F32);
+  set_group(&a[2], &b[2], &c[2], 248, K, 256, F16, F32);
+  ck_assert_msg(nvfp4_grouped_gemm_w4a16(fake_handle, 3, a, b, c, 0.75f, NULL) == NVFP4_STATUS_SUCCESS, "%s",
+                nvfp4_last_error());
+  ck_assert_int_eq(fake_launches(), 2);
+  const char *entry;
+  CUlaunchConfig config;
+  const unsigned char *p = fake_launch(0, &entry, &config);
+  uint32_t t = assert_w4a16_entry(entry, "f16", p);
+  ck_assert_uint_eq(param_u32(p, GG_P_NUM_GROUPS), 2);
+  if (t > 0) { /* tiles of t rows: ceil(M / t) token tiles a group */
+    uint32_t first = (4096 / 128) * ((80 + t - 1) / t), second = 2 * ((248 + t - 1) / t);
+    ck_assert_uint_eq(param_u32(p, GG_P_TOTAL_TILES), first + second);
+    assert_w4a16_ring(p, &config, t);
+  }
+  const unsigned char *q = fake_launch(1, &entry, &config);
+  ck_assert_uint_eq(assert_w4a16_entry(entry, "bf16", q), t); /* one width for the call */
+}
+END_TEST
+
 START_TEST(w4a16_launches_only_the_activation_types_present) {
   nvfp4_dense a[2];
   nvfp4_tensor b[2];
@@ -261,8 +292,9 @@ START_TEST(w4a16_launches_only_the_activation_types_present) {
   ck_assert_int_eq(fake_launches(), 1);
   const char *entry;
   CUlaunchConfig config;
-  ck_assert_uint_eq(param_u32(fake_launch(0, &entry, &config), GG_P_NUM_GROUPS), 2);
-  ck_assert_str_eq(entry, W4A16_BF16_ENTRY);
+  const unsigned char *p = fake_launch(0, &entry, &config);
+  ck_assert_uint_eq(param_u32(p, GG_P_NUM_GROUPS), 2);
+  assert_w4a16_entry(entry, "bf16", p);
 }
 END_TEST
 
@@ -280,28 +312,33 @@ START_TEST(w4a16_takes_256_groups_a_launch_and_launches_again_for_more) {
   ck_assert_int_eq(fake_launches(), 2);
   const char *entry;
   CUlaunchConfig config;
-  ck_assert_uint_eq(param_u32(fake_launch(0, &entry, &config), GG_P_NUM_GROUPS), GG_MAX_GROUPS);
-  ck_assert_uint_eq(param_u32(fake_launch(1, &entry, &config), GG_P_NUM_GROUPS), 270 - GG_MAX_GROUPS);
-  ck_assert_str_eq(entry, W4A16_F16_ENTRY);
+  const unsigned char *p = fake_launch(0, &entry, &config);
+  ck_assert_uint_eq(param_u32(p, GG_P_NUM_GROUPS), GG_MAX_GROUPS);
+  uint32_t t = assert_w4a16_entry(entry, "f16", p);
+  p = fake_launch(1, &entry, &config);
+  ck_assert_uint_eq(param_u32(p, GG_P_NUM_GROUPS), 270 - GG_MAX_GROUPS);
+  ck_assert_uint_eq(assert_w4a16_entry(entry, "f16", p), t);
   /* every other group bf16 (the empty ones among them): 150 f16 groups and 120 bf16 ones, a launch each */
   for (int g = 0; g < MANY; g++) a[g].dtype = g % 2 ? BF16 : F16;
   ck_assert_msg(nvfp4_grouped_gemm_w4a16(fake_handle, MANY, a, b, c, 1.0f, NULL) == NVFP4_STATUS_SUCCESS, "%s",
                 nvfp4_last_error());
   ck_assert_int_eq(fake_launches(), 4);
-  ck_assert_uint_eq(param_u32(fake_launch(2, &entry, &config), GG_P_NUM_GROUPS), 150);
-  ck_assert_str_eq(entry, W4A16_F16_ENTRY);
-  ck_assert_uint_eq(param_u32(fake_launch(3, &entry, &config), GG_P_NUM_GROUPS), 120);
-  ck_assert_str_eq(entry, W4A16_BF16_ENTRY);
+  p = fake_launch(2, &entry, &config);
+  ck_assert_uint_eq(param_u32(p, GG_P_NUM_GROUPS), 150);
+  t = assert_w4a16_entry(entry, "f16", p);
+  p = fake_launch(3, &entry, &config);
+  ck_assert_uint_eq(param_u32(p, GG_P_NUM_GROUPS), 120);
+  ck_assert_uint_eq(assert_w4a16_entry(entry, "bf16", p), t);
   free(a);
   free(b);
   free(c);
 }
 END_TEST
 
-/* An image that lacks an entry: a call that needs it is NOT_SUPPORTED before any launch, the f16 groups'
- * included; a call that needs only the other entry runs. */
+/* An image that lacks a type's entries: a call that needs them is NOT_SUPPORTED before any launch, the f16
+ * groups' included; a call that needs only the other type's runs. */
 START_TEST(an_image_without_the_bf16_entry_refuses_bf16_groups_before_launching_any) {
-  setenv("FAKE_CUDA_MISSING", W4A16_BF16_ENTRY, 1);
+  setenv("FAKE_CUDA_MISSING", w4a16_entries("bf16"), 1);
   create_fake_handle();
   w4a16_args w = valid_args(); /* f16 and bf16 groups */
   ck_assert_int_eq(call(&w), NVFP4_STATUS_NOT_SUPPORTED);
@@ -316,7 +353,9 @@ START_TEST(an_image_without_the_bf16_entry_refuses_bf16_groups_before_launching_
 END_TEST
 
 START_TEST(an_image_without_w4a16_serves_the_nvfp4_grouped_gemm) {
-  setenv("FAKE_CUDA_MISSING", W4A16_F16_ENTRY "," W4A16_BF16_ENTRY, 1);
+  char missing[4096];
+  snprintf(missing, sizeof missing, "%s,%s", w4a16_entries("f16"), w4a16_entries("bf16"));
+  setenv("FAKE_CUDA_MISSING", missing, 1);
   create_fake_handle();
   w4a16_args w = valid_args();
   for (int g = 0; g < G; g++) w.a[g].dtype = F16;
@@ -342,6 +381,7 @@ Suite *w4a16_suite(void) {
   TCase *launches = tcase_create("grouped gemm w4a16 launches");
   tcase_add_checked_fixture(launches, create_fake_handle, destroy_fake_handle);
   tcase_add_test(launches, w4a16_launches_f16_then_bf16_groups_with_dense_activation_descriptors);
+  tcase_add_test(launches, w4a16_launches_the_entry_of_the_planned_width);
   tcase_add_test(launches, w4a16_launches_only_the_activation_types_present);
   tcase_add_test(launches, w4a16_takes_256_groups_a_launch_and_launches_again_for_more);
   suite_add_tcase(s, launches);

@@ -84,3 +84,38 @@ void assert_refused_for_missing_entry(const char *entry, nvfp4_status status) {
   ck_assert_msg(strstr(nvfp4_last_error(), expected) != NULL, "message: %s", nvfp4_last_error());
   ck_assert_int_eq(fake_launches(), 0);
 }
+
+uint32_t assert_w4a16_entry(const char *entry, const char *type, const unsigned char *p) {
+  char mixed[96], prefix[96];
+  snprintf(mixed, sizeof mixed, "nvfp4_grouped_gemm_w4a16_%s_sm90a", type);
+  snprintf(prefix, sizeof prefix, "nvfp4_grouped_gemm_w4a16_%s_t", type);
+  if (strcmp(entry, mixed) == 0) return 0;
+  ck_assert_msg(strncmp(entry, prefix, strlen(prefix)) == 0, "entry %s: not a W4A16 %s entry", entry, type);
+  unsigned t = 0;
+  char tail[16];
+  ck_assert_msg(sscanf(entry + strlen(prefix), "%u%15s", &t, tail) == 2 && strcmp(tail, "_sm90a") == 0 &&
+                    t % GG_T_GRAIN == 0 && t >= GG_T_GRAIN && t <= GG_T_MAX,
+                "entry %s: no width", entry);
+  for (uint32_t g = 0; g < param_u32(p, GG_P_NUM_GROUPS); g++)
+    ck_assert_msg(desc_u32(p, (int)g, GG_D_T) == t, "entry %s, descriptor %u: t = %u", entry, g,
+                  desc_u32(p, (int)g, GG_D_T));
+  return t;
+}
+
+const char *w4a16_width_entries(void) {
+  static char list[2048];
+  int n = 0;
+  for (int t = GG_T_GRAIN; t <= GG_T_MAX; t += GG_T_GRAIN)
+    n += snprintf(list + n, sizeof list - (size_t)n, "%snvfp4_grouped_gemm_w4a16_f16_t%d_sm90a,"
+                  "nvfp4_grouped_gemm_w4a16_bf16_t%d_sm90a", n > 0 ? "," : "", t, t);
+  return list;
+}
+
+const char *w4a16_entries(const char *type) {
+  static char list[2][1024];
+  char *at = list[strcmp(type, "f16") == 0 ? 0 : 1];
+  int n = snprintf(at, sizeof list[0], "nvfp4_grouped_gemm_w4a16_%s_sm90a", type);
+  for (int t = GG_T_GRAIN; t <= GG_T_MAX; t += GG_T_GRAIN)
+    n += snprintf(at + n, sizeof list[0] - (size_t)n, ",nvfp4_grouped_gemm_w4a16_%s_t%d_sm90a", type, t);
+  return at;
+}

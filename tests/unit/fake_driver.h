@@ -33,6 +33,16 @@ uint64_t param_u64(const unsigned char *block, int offset);
 uint32_t desc_u32(const unsigned char *block, int group, int field);
 uint64_t desc_u64(const unsigned char *block, int group, int field);
 
+/* Fails the current test unless `entry` is a W4A16 grouped GEMM entry of activation type `type` ("f16",
+ * "bf16"): the one of mixed widths, or the one of width t (its name's "_t<t>_"), every descriptor of the
+ * launch's parameter block p then holding GG_D_T = t. Returns t, or 0 for the entry of mixed widths. */
+uint32_t assert_w4a16_entry(const char *entry, const char *type, const unsigned char *p);
+
+/* Every sm_90a W4A16 entry of activation type `type` ("f16", "bf16"), comma-separated, for FAKE_CUDA_MISSING;
+ * and the entries of one width of both types (an image without them: the plan takes the mixed entry). */
+const char *w4a16_entries(const char *type);
+const char *w4a16_width_entries(void);
+
 /* Fails the current test unless the launch set programmatic dependent launch (early = 1: exactly the one
  * attribute CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION, allowed) or no attribute (early = 0). */
 void assert_launched_early(const CUlaunchConfig *config, int early, const char *what);
