@@ -138,13 +138,10 @@ START_TEST(w4a16_split_k_matches_reference) {
 END_TEST
 
 /* Every W4A16 entry (NVFP4_TILE_ROWS: mixed widths, then each width) on the quick cases. */
+static int is_small(int i) { return cases[selected[i]].small; }
+
 START_TEST(w4a16_every_entry_matches_reference) {
-  nvfp4_handle *h = gpu_tile_rows_handle(_i);
-  char way[64];
-  snprintf(way, sizeof way, "NVFP4_TILE_ROWS=%s", gpu_tile_rows_values[_i]);
-  for (int i = 0; i < selected_count; i++)
-    if (cases[selected[i]].small) assert_case_matches_reference(h, i, way);
-  nvfp4_destroy(h);
+  gpu_check_on_tile_rows_handle(_i, selected_count, is_small, assert_case_matches_reference);
 }
 END_TEST
 

@@ -162,6 +162,16 @@ nvfp4_handle *gpu_tile_rows_handle(int way) {
   return h;
 }
 
+void gpu_check_on_tile_rows_handle(int way, int count, int (*keep)(int i),
+                                   void (*check)(nvfp4_handle *h, int i, const char *what)) {
+  nvfp4_handle *h = gpu_tile_rows_handle(way);
+  char what[64];
+  snprintf(what, sizeof what, "NVFP4_TILE_ROWS=%s", gpu_tile_rows_values[way]);
+  for (int i = 0; i < count; i++)
+    if (keep(i)) check(h, i, what);
+  nvfp4_destroy(h);
+}
+
 TCase *gpu_tcase(const char *name, double timeout) {
   TCase *tc = tcase_create(name);
   tcase_set_tags(tc, "gpu");

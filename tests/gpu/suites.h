@@ -85,6 +85,10 @@ nvfp4_handle *gpu_split_k_handle(int slices);
 enum { GPU_TILE_ROWS_WAYS = 9 };
 extern const char *const gpu_tile_rows_values[GPU_TILE_ROWS_WAYS];
 nvfp4_handle *gpu_tile_rows_handle(int way);
+/* check(h, i, what) for every i < count that keep(i) accepts, on gpu_tile_rows_handle(way) (destroyed after);
+ * `what` names the way ("NVFP4_TILE_ROWS=128"). */
+void gpu_check_on_tile_rows_handle(int way, int count, int (*keep)(int i),
+                                   void (*check)(nvfp4_handle *h, int i, const char *what));
 
 /* A test case tagged "gpu" with the given timeout in seconds. */
 TCase *gpu_tcase(const char *name, double timeout);
