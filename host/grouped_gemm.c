@@ -256,6 +256,35 @@ static double stage_cycles(const gg_call *call, uint32_t t) {
   return call->fixed_width ? FIXED_STAGE_CYCLES(t) : MIXED_STAGE_CYCLES(t);
 }
 
+/* The snake schedule's loads, built by runs of equal-cost units: the units of a round go to CTAs 0, 1, ...,
+ * grid - 1 (even rounds) or the reverse (odd ones). A run adds its cost to one or two ranges of CTAs and to
+ * every CTA once per whole round it covers, so a plan costs O(runs + grid), not O(tiles): it runs on every
+ * call, and a call's host time adds to its own where calls queue faster than the GPU takes them. */
+typedef struct snake_loads {
+  uint64_t grid, at, round; /* the next unit's place: CTA `at` of round `round` (at counted in deal order) */
+  double every;             /* cost every CTA carries from whole rounds */
+  double diff[MAX_SIMULATED_SMS + 1]; /* the rest, as differences: CTA i carries sum(diff[0..i]) */
+} snake_loads;
+
+static void snake_add(snake_loads *s, uint64_t n, double cost) {
+  while (n > 0) {
+    if (s->at == 0 && n >= s->grid) { /* whole rounds */
+      uint64_t rounds = n / s->grid;
+      s->every += (double)rounds * cost;
+      s->round += rounds;
+      n -= rounds * s->grid;
+      continue;
+    }
+    uint64_t take = n < s->grid - s->at ? n : s->grid - s->at;
+    uint64_t lo = s->round % 2 ? s->grid - s->at - take : s->at;
+    s->diff[lo] += cost;
+    s->diff[lo + take] -= cost;
+    n -= take;
+    s->at += take;
+    if (s->at == s->grid) s->at = 0, s->round++;
+  }
+}
+
 /* Cycles until the call's last CTA finishes, at the call's cap and slices, on sm_count persistent CTAs:
  * tiles in the launch's order (largest t first, then the call's group order) dealt in snake order; with many
  * tiles a CTA, their mean plus the longest tile. */
@@ -274,21 +303,22 @@ static double makespan(const gg_call *call, int sm_count) {
   uint64_t grid = units < (uint64_t)sm_count ? units : (uint64_t)sm_count;
   if (grid == 0) return 0;
   if (units > SIMULATED_ROUNDS * grid || grid > MAX_SIMULATED_SMS) return total / (double)grid + longest;
-  double load[MAX_SIMULATED_SMS] = {0};
-  uint64_t unit = 0;
+  snake_loads s;
+  s.grid = grid;
+  s.at = s.round = 0;
+  s.every = 0;
+  memset(s.diff, 0, (grid + 1) * sizeof s.diff[0]);
   for (uint32_t t = GG_T_MAX; t >= GG_T_GRAIN; t -= GG_T_GRAIN)
-    for (int g = 0; g < call->num_groups; g++) {
-      if (!has_work(call, g) || tile_rows(call, rows_a(call, g), call->cap) != t) continue;
-      uint64_t n = group_tiles(call, g, call->cap) * products(call) * group_slices(call, g);
-      double cost = slice_stages(call, g) * stage_cycles(call, t) + TILE_CYCLES;
-      for (uint64_t i = 0; i < n; i++, unit++) {
-        uint64_t round = unit / grid, at = unit % grid;
-        load[round % 2 ? grid - 1 - at : at] += cost;
-      }
-    }
-  double worst = 0;
-  for (uint64_t i = 0; i < grid; i++) worst = load[i] > worst ? load[i] : worst;
-  return worst;
+    for (int g = 0; g < call->num_groups; g++)
+      if (has_work(call, g) && tile_rows(call, rows_a(call, g), call->cap) == t)
+        snake_add(&s, group_tiles(call, g, call->cap) * products(call) * group_slices(call, g),
+                  slice_stages(call, g) * stage_cycles(call, t) + TILE_CYCLES);
+  double worst = 0, load = 0;
+  for (uint64_t i = 0; i < grid; i++) {
+    load += s.diff[i];
+    worst = load > worst ? load : worst;
+  }
+  return s.every + worst;
 }
 
 static double finish_cycles(const gg_call *call) {
@@ -369,9 +399,7 @@ nvfp4_status nvfp4i_grouped_gemm_check_copies(const char *name, const nvfp4_tens
 }
 
 /* Dense activations with work as the producers copy them: 16-byte pieces, a row pitch in 32 bits of bytes. */
-static nvfp4_status check_dense_copies(int g, const nvfp4_dense *a) {
-  char name[32];
-  snprintf(name, sizeof name, "a[%d]", g);
+static nvfp4_status check_dense_copies(const char *name, const nvfp4_dense *a) {
   nvfp4_status status = nvfp4i_validate_dense_alignment(name, a);
   if (status == NVFP4_STATUS_SUCCESS && a->rows > 1 &&
       (uint64_t)a->ld * (uint64_t)nvfp4i_dtype_size(a->dtype) > UINT32_MAX)
@@ -388,10 +416,18 @@ static const char *weights_name(const gg_call *call, int product) {
   return !call->dual ? "b" : product == 0 ? "b1" : "b2";
 }
 
-/* Validates group g; a group with work must also suit the 16-byte copies of its data. */
-static nvfp4_status validate_group(const gg_call *call, int g) {
-  char name[32];
-  snprintf(name, sizeof name, "a[%d]", g);
+/* An operand's name in messages: "a[3]" where `indexed`, else "a" (no formatting: see validate_group). */
+static const char *operand_name(char *buffer, size_t size, const char *base, int g, int indexed) {
+  if (!indexed) return base;
+  snprintf(buffer, size, "%s[%d]", base, g);
+  return buffer;
+}
+
+/* check_group(call, g, indexed): validates group g, its operands named as operand_name says; a group with
+ * work must also suit the 16-byte copies of its data. */
+static nvfp4_status check_group(const gg_call *call, int g, int indexed) {
+  char buffer[32];
+  const char *name = operand_name(buffer, sizeof buffer, "a", g, indexed);
   nvfp4_status status = call->dense != NULL ? nvfp4i_validate_dense(name, &call->dense[g], 0)
                                             : nvfp4i_validate_tensor(name, &call->a[g], 0);
   if (status != NVFP4_STATUS_SUCCESS) return status;
@@ -402,8 +438,7 @@ static nvfp4_status validate_group(const gg_call *call, int g) {
                        (long long)a_batch);
   for (int p = 0; p < products(call); p++) {
     const nvfp4_tensor *b = weights(call, g, p);
-    const char *bn = weights_name(call, p);
-    snprintf(name, sizeof name, "%s[%d]", bn, g);
+    name = operand_name(buffer, sizeof buffer, weights_name(call, p), g, indexed);
     status = nvfp4i_validate_tensor(name, b, 0);
     if (status != NVFP4_STATUS_SUCCESS) return status;
     if (b->batch != 1)
@@ -416,17 +451,25 @@ static nvfp4_status validate_group(const gg_call *call, int g) {
       return nvfp4i_fail(NVFP4_STATUS_INVALID_VALUE, "%s.rows = %lld: must equal %s[%d].rows = %lld", name,
                          (long long)b->rows, weights_name(call, 0), g, (long long)call->b[g].rows);
   }
-  snprintf(name, sizeof name, "c[%d]", g);
+  name = operand_name(buffer, sizeof buffer, "c", g, indexed);
   status = nvfp4i_validate_output(name, &call->c[g], rows_a(call, g), call->b[g].rows, 1);
   if (status != NVFP4_STATUS_SUCCESS || !has_work(call, g)) return status;
-  snprintf(name, sizeof name, "a[%d]", g);
-  status = call->dense != NULL ? check_dense_copies(g, &call->dense[g])
+  name = operand_name(buffer, sizeof buffer, "a", g, indexed);
+  status = call->dense != NULL ? check_dense_copies(name, &call->dense[g])
                                : nvfp4i_grouped_gemm_check_copies(name, &call->a[g]);
   for (int p = 0; p < products(call) && status == NVFP4_STATUS_SUCCESS; p++) {
-    snprintf(name, sizeof name, "%s[%d]", weights_name(call, p), g);
+    name = operand_name(buffer, sizeof buffer, weights_name(call, p), g, indexed);
     status = nvfp4i_grouped_gemm_check_copies(name, weights(call, g, p));
   }
   return status;
+}
+
+/* Validates group g. The checks run with plain names first, formatting nothing (a call checks every group
+ * on the host before it launches: 256 groups' names cost more than the rest of the call); a group that fails
+ * is checked again with its index in the names, for the message. */
+static nvfp4_status validate_group(const gg_call *call, int g) {
+  nvfp4_status status = check_group(call, g, 0);
+  return status == NVFP4_STATUS_SUCCESS ? status : check_group(call, g, 1);
 }
 
 /* How the producers copy an operand's scales: BLOCKED ones with a 16-byte aligned base as whole row blocks
