@@ -134,9 +134,9 @@ static int products(const gg_call *call) { return call->dual ? 2 : 1; }
 /* Whether the launches being made run a W4A16 entry (dense activations, given or dequantized). */
 static int w4a16_launches(const gg_call *call) { return call->dense != NULL || call->f16_tokens; }
 
-/* The W4A16 entry of an activation type for the call's tiles: the entry of their width where the plan fixed
- * one (sm_90a), else the entry of mixed widths (the portable path's only one). */
-static nvfp4i_kernel_id w4a16_kernel(const gg_call *call, nvfp4_dtype type) {
+/* The W4A16 entry of an activation type: the one of tiles `width` rows wide where `fixed_width` (sm_90a),
+ * else the entry of mixed widths (the portable path's only one). */
+static nvfp4i_kernel_id w4a16_entry(nvfp4_dtype type, int fixed_width, int64_t width) {
   static const nvfp4i_kernel_id f16[] = {
       NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T32,  NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T64,
       NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T96,  NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T128,
@@ -148,10 +148,15 @@ static nvfp4i_kernel_id w4a16_kernel(const gg_call *call, nvfp4_dtype type) {
       NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_T160, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_T192,
       NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_T224, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_T256};
   _Static_assert(sizeof f16 / sizeof f16[0] == GG_T_MAX / GG_T_GRAIN, "an entry per width");
-  if (!call->fixed_width)
+  if (!fixed_width)
     return type == NVFP4_DTYPE_F16 ? NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16 : NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16;
-  size_t width = call->cap > GG_T_GRAIN ? (size_t)(call->cap / GG_T_GRAIN) - 1 : 0; /* the plan's: 32 .. 256 */
-  return (type == NVFP4_DTYPE_F16 ? f16 : bf16)[width];
+  size_t at = width > GG_T_GRAIN ? (size_t)(width / GG_T_GRAIN) - 1 : 0; /* 32 .. 256 */
+  return (type == NVFP4_DTYPE_F16 ? f16 : bf16)[at];
+}
+
+/* The W4A16 entry of an activation type for the call's tiles, as planned. */
+static nvfp4i_kernel_id w4a16_kernel(const gg_call *call, nvfp4_dtype type) {
+  return w4a16_entry(type, call->fixed_width, call->cap);
 }
 
 /* Which W4A16 entries the call can run on (call->widths, call->mixed): those the image has for every
@@ -165,14 +170,11 @@ static void find_entries(const nvfp4_handle *h, gg_call *call) {
   for (int i = 0; i < 2; i++) {
     if (!types[i]) continue;
     nvfp4_dtype type = i == 0 ? NVFP4_DTYPE_F16 : NVFP4_DTYPE_BF16;
-    call->fixed_width = 0;
-    call->mixed &= h->kernels[w4a16_kernel(call, type)].fn != NULL;
-    call->fixed_width = 1;
-    for (call->cap = GG_T_GRAIN; call->cap <= GG_T_MAX; call->cap += GG_T_GRAIN)
-      if (h->path != NVFP4I_PATH_SM90A || h->kernels[w4a16_kernel(call, type)].fn == NULL)
-        call->widths &= ~(1u << (call->cap / GG_T_GRAIN - 1));
+    call->mixed &= h->kernels[w4a16_entry(type, 0, 0)].fn != NULL;
+    for (int64_t width = GG_T_GRAIN; width <= GG_T_MAX; width += GG_T_GRAIN)
+      if (h->path != NVFP4I_PATH_SM90A || h->kernels[w4a16_entry(type, 1, width)].fn == NULL)
+        call->widths &= ~(1u << (width / GG_T_GRAIN - 1));
   }
-  call->fixed_width = 0;
 }
 
 /* The entry the launches being made run. */
