@@ -619,20 +619,39 @@ static uint32_t w4a16_launch_shape(const nvfp4_handle *h, nvfp4i_kernel_id id, u
   return ring;
 }
 
-/* A launch being filled: its parameter block (descriptors kept in descending t: the snake schedule then
- * pairs the largest tiles with the smallest). */
-static void add_desc(gg_params *params, gg_desc d) {
-  uint32_t at = params->num_groups++;
-  while (at > 0 && params->desc[at - 1].t < d.t) {
-    params->desc[at] = params->desc[at - 1];
-    at--;
+/* A launch being filled: its parameter block, descriptors in the call's order until launch_params. */
+static void add_desc(gg_params *params, gg_desc d) { params->desc[params->num_groups++] = d; }
+
+/* The block's descriptors in descending t, the call's order kept among equal t (the snake schedule then pairs
+ * the largest tiles with the smallest): a counting sort of their places by t, applied in place by cycles, so
+ * a block of 256 groups moves each descriptor once. */
+static void order_by_t(gg_params *params) {
+  enum { WIDTHS = GG_T_MAX / GG_T_GRAIN };
+  uint32_t next[WIDTHS] = {0};
+  uint16_t dest[GG_MAX_GROUPS];
+  for (uint32_t i = 0; i < params->num_groups; i++) next[(GG_T_MAX - params->desc[i].t) / GG_T_GRAIN]++;
+  for (uint32_t b = 0, start = 0; b < WIDTHS; b++) {
+    uint32_t count = next[b];
+    next[b] = start;
+    start += count;
   }
-  params->desc[at] = d;
+  for (uint32_t i = 0; i < params->num_groups; i++)
+    dest[i] = (uint16_t)next[(GG_T_MAX - params->desc[i].t) / GG_T_GRAIN]++;
+  for (uint32_t i = 0; i < params->num_groups; i++)
+    while (dest[i] != i) { /* swap descriptor i into its place; what was there comes to i */
+      uint16_t j = dest[i];
+      gg_desc d = params->desc[j];
+      params->desc[j] = params->desc[i];
+      params->desc[i] = d;
+      dest[i] = dest[j];
+      dest[j] = j;
+    }
 }
 
-/* Launches the filled parameter block: tile numbering, ring, grid. */
+/* Launches the filled parameter block: descriptor order, tile numbering, ring, grid. */
 static nvfp4_status launch_params(nvfp4_handle *h, const gg_call *call, gg_params *params, CUstream stream) {
   uint32_t t_max = 0;
+  order_by_t(params);
   params->total_tiles = 0;
   for (uint32_t i = 0; i < params->num_groups; i++) {
     gg_desc *d = &params->desc[i];

@@ -254,6 +254,42 @@ START_TEST(w4a16_launches_f16_then_bf16_groups_with_dense_activation_descriptors
 }
 END_TEST
 
+/* The entry of mixed widths takes the descriptors largest t first, and among equal t in the call's group
+ * order (M tells the groups apart here): the schedule's order, whatever order the groups come in. */
+START_TEST(w4a16_orders_mixed_tiles_by_t_and_keeps_the_group_order_among_equal_t) {
+  enum { COUNT = 9 };
+  static const int64_t m[COUNT] = {40, 300, 33, 200, 60, 20, 61, 250, 41};
+  nvfp4_dense a[COUNT];
+  nvfp4_tensor b[COUNT];
+  nvfp4_output c[COUNT];
+  for (int g = 0; g < COUNT; g++) set_group(&a[g], &b[g], &c[g], m[g], K, 512, F16, F16);
+  destroy_fake_handle();
+  setenv("FAKE_CUDA_MISSING", w4a16_width_entries(), 1);
+  create_fake_handle();
+  ck_assert_msg(nvfp4_grouped_gemm_w4a16(fake_handle, COUNT, a, b, c, 1.0f, NULL) == NVFP4_STATUS_SUCCESS, "%s",
+                nvfp4_last_error());
+  const char *entry;
+  CUlaunchConfig config;
+  const unsigned char *p = fake_launch(0, &entry, &config);
+  ck_assert_uint_eq(assert_w4a16_entry(entry, "f16", p), 0);
+  ck_assert_uint_eq(param_u32(p, GG_P_NUM_GROUPS), COUNT);
+  int seen[COUNT] = {0}, previous = -1;
+  for (int i = 0; i < COUNT; i++) {
+    int g = 0;
+    while (g < COUNT && m[g] != desc_u32(p, i, GG_D_M)) g++;
+    ck_assert_int_lt(g, COUNT);
+    seen[g]++;
+    if (i > 0) {
+      uint32_t t0 = desc_u32(p, i - 1, GG_D_T), t1 = desc_u32(p, i, GG_D_T);
+      ck_assert_msg(t0 > t1 || (t0 == t1 && previous < g), "descriptor %d: t %u after %u, group %d after %d", i,
+                    t1, t0, g, previous);
+    }
+    previous = g;
+  }
+  for (int g = 0; g < COUNT; g++) ck_assert_int_eq(seen[g], 1);
+}
+END_TEST
+
 /* With every entry in the image the plan may fix one width for the call: then each launch runs that width's
  * entry and every descriptor has it, the tiles numbered by it; the groups and their operands as above. */
 START_TEST(w4a16_launches_the_entry_of_the_planned_width) {
@@ -382,6 +418,7 @@ Suite *w4a16_suite(void) {
   tcase_add_checked_fixture(launches, create_fake_handle, destroy_fake_handle);
   tcase_add_test(launches, w4a16_launches_f16_then_bf16_groups_with_dense_activation_descriptors);
   tcase_add_test(launches, w4a16_launches_the_entry_of_the_planned_width);
+  tcase_add_test(launches, w4a16_orders_mixed_tiles_by_t_and_keeps_the_group_order_among_equal_t);
   tcase_add_test(launches, w4a16_launches_only_the_activation_types_present);
   tcase_add_test(launches, w4a16_takes_256_groups_a_launch_and_launches_again_for_more);
   suite_add_tcase(s, launches);
