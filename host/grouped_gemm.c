@@ -134,45 +134,61 @@ static int products(const gg_call *call) { return call->dual ? 2 : 1; }
 /* Whether the launches being made run a W4A16 entry (dense activations, given or dequantized). */
 static int w4a16_launches(const gg_call *call) { return call->dense != NULL || call->f16_tokens; }
 
-/* The W4A16 entry of an activation type: the one of tiles `width` rows wide where `fixed_width` (sm_90a),
- * else the entry of mixed widths (the portable path's only one). */
-static nvfp4i_kernel_id w4a16_entry(nvfp4_dtype type, int fixed_width, int64_t width) {
-  static const nvfp4i_kernel_id f16[] = {
-      NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T32,  NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T64,
-      NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T96,  NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T128,
-      NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T160, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T192,
-      NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T224, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T256};
-  static const nvfp4i_kernel_id bf16[] = {
-      NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_T32,  NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_T64,
-      NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_T96,  NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_T128,
-      NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_T160, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_T192,
-      NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_T224, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_T256};
-  _Static_assert(sizeof f16 / sizeof f16[0] == GG_T_MAX / GG_T_GRAIN, "an entry per width");
-  if (!fixed_width)
-    return type == NVFP4_DTYPE_F16 ? NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16 : NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16;
+/* The W4A16 entry families: one per activation type, and f16 tokens in B tiles (the NVFP4 activations' route on
+ * sm_90a), whose entries decode the weights in the B tiles' permuted K order. */
+typedef enum gw_family { GW_FAMILY_F16, GW_FAMILY_BF16, GW_FAMILY_F16_TILES, GW_FAMILY_COUNT } gw_family;
+
+/* The family that reads activations of `type` (dense, or f16 tokens in B tiles where `b_tiles`). */
+static gw_family w4a16_family(nvfp4_dtype type, int b_tiles) {
+  if (b_tiles) return GW_FAMILY_F16_TILES;
+  return type == NVFP4_DTYPE_F16 ? GW_FAMILY_F16 : GW_FAMILY_BF16;
+}
+
+/* The W4A16 entry of a family: the one of tiles `width` rows wide where `fixed_width` (sm_90a), else the entry
+ * of mixed widths (the portable path's only one). */
+static nvfp4i_kernel_id w4a16_entry(gw_family family, int fixed_width, int64_t width) {
+  static const nvfp4i_kernel_id mixed[GW_FAMILY_COUNT] = {NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16,
+                                                          NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16,
+                                                          NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES};
+  static const nvfp4i_kernel_id fixed[GW_FAMILY_COUNT][GG_T_MAX / GG_T_GRAIN] = {
+      {NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T32, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T64,
+       NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T96, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T128,
+       NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T160, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T192,
+       NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T224, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T256},
+      {NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_T32, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_T64,
+       NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_T96, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_T128,
+       NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_T160, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_T192,
+       NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_T224, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_T256},
+      {NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T32, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T64,
+       NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T96, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T128,
+       NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T160, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T192,
+       NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T224, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T256}};
+  if (!fixed_width) return mixed[family];
   size_t at = width > GG_T_GRAIN ? (size_t)(width / GG_T_GRAIN) - 1 : 0; /* 32 .. 256 */
-  return (type == NVFP4_DTYPE_F16 ? f16 : bf16)[at];
+  return fixed[family][at];
 }
 
-/* The W4A16 entry of an activation type for the call's tiles, as planned. */
+/* The W4A16 entry for the call's tiles, as planned, of the family reading activations of `type`. */
 static nvfp4i_kernel_id w4a16_kernel(const gg_call *call, nvfp4_dtype type) {
-  return w4a16_entry(type, call->fixed_width, call->cap);
+  return w4a16_entry(w4a16_family(type, call->b_tiles), call->fixed_width, call->cap);
 }
 
-/* Which W4A16 entries the call can run on (call->widths, call->mixed): those the image has for every
- * activation type its launches take; none for the fused NVFP4 kernel's calls, whose tiles are per group. */
+/* Which W4A16 entries the call can run on (call->widths, call->mixed): those the image has for every family
+ * its launches take; none for the fused NVFP4 kernel's calls, whose tiles are per group. */
 static void find_entries(const nvfp4_handle *h, gg_call *call) {
-  int types[2] = {call->f16_tokens, 0}; /* f16, bf16 */
+  int families[GW_FAMILY_COUNT] = {0};
+  if (call->f16_tokens) families[w4a16_family(NVFP4_DTYPE_F16, call->b_tiles)] = 1;
   for (int g = 0; call->dense != NULL && g < call->num_groups; g++)
-    if (has_work(call, g)) types[call->dense[g].dtype == NVFP4_DTYPE_F16 ? 0 : 1] = 1;
-  call->widths = types[0] || types[1] ? (1u << GG_T_MAX / GG_T_GRAIN) - 1 : 0;
+    if (has_work(call, g)) families[w4a16_family(call->dense[g].dtype, 0)] = 1;
+  int any = 0;
+  for (int f = 0; f < GW_FAMILY_COUNT; f++) any |= families[f];
+  call->widths = any ? (1u << GG_T_MAX / GG_T_GRAIN) - 1 : 0;
   call->mixed = 1;
-  for (int i = 0; i < 2; i++) {
-    if (!types[i]) continue;
-    nvfp4_dtype type = i == 0 ? NVFP4_DTYPE_F16 : NVFP4_DTYPE_BF16;
-    call->mixed &= h->kernels[w4a16_entry(type, 0, 0)].fn != NULL;
+  for (int f = 0; f < GW_FAMILY_COUNT; f++) {
+    if (!families[f]) continue;
+    call->mixed &= h->kernels[w4a16_entry((gw_family)f, 0, 0)].fn != NULL;
     for (int64_t width = GG_T_GRAIN; width <= GG_T_MAX; width += GG_T_GRAIN)
-      if (h->path != NVFP4I_PATH_SM90A || h->kernels[w4a16_entry(type, 1, width)].fn == NULL)
+      if (h->path != NVFP4I_PATH_SM90A || h->kernels[w4a16_entry((gw_family)f, 1, width)].fn == NULL)
         call->widths &= ~(1u << (width / GG_T_GRAIN - 1));
   }
 }
@@ -789,10 +805,11 @@ static int tokens_dequantized(const nvfp4_handle *h, const gg_call *call) {
          h->kernels[NVFP4I_KERNEL_GROUPED_DEQUANTIZE].fn != NULL;
 }
 
-/* Whether the dequantized tokens go in the B-tile layout: on sm_90a (the portable kernel reads rows), where
+/* Whether the dequantized tokens go in the B-tile layout: on sm_90a (the portable kernel reads rows) with the
+ * image's f16_tiles entries, where
  * every group's column block, rows x 128 bytes, fits GG_D_A_LD's 32 bits. */
 static int b_tiles_fit(const nvfp4_handle *h, const gg_call *call) {
-  if (h->path != NVFP4I_PATH_SM90A) return 0;
+  if (h->path != NVFP4I_PATH_SM90A || h->kernels[NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES].fn == NULL) return 0;
   for (int g = 0; g < call->num_groups; g++)
     if (has_work(call, g) && (uint64_t)rows_a(call, g) * GDQ_B_TILE_ROW_BYTES > UINT32_MAX) return 0;
   return 1;

@@ -548,7 +548,11 @@ static int64_t grouped_destination(const nvfp4i_grouped_dequantize_case *c, int 
 
 /* Byte offset of element (r, kk) in a B-tile destination of `rows` rows (dequantize_layout.h). */
 static int64_t b_tile_offset(int64_t rows, int64_t r, int64_t kk) {
-  return kk / 64 * rows * 128 + r * 128 + (((kk % 64) / 8) ^ (r % 8)) * 16 + (kk % 8) * 2;
+  /* the permuted K order of dequantize_layout.h: k = 128S + 32t + 16h + 8j + 4e + s sits at position
+   * 128S + 64h + 16s + 8j + 2t + e */
+  int64_t p = kk % 128, t = p / 32, h = p / 16 % 2, j = p / 8 % 2, e = p / 4 % 2, s = p % 4;
+  int64_t at = kk / 128 * 128 + 64 * h + 16 * s + 8 * j + 2 * t + e;
+  return at / 64 * rows * 128 + r * 128 + (((at % 64) / 8) ^ (r % 8)) * 16 + (at % 8) * 2;
 }
 
 /* Group g's B tiles against the reference `want_rows` (rows x k, row-major): row by row, each row gathered

@@ -99,8 +99,13 @@
 /* The B-tile layout: the order in which the grouped W4A16 GEMM's producers copy a token tile's K stage into
  * wgmma's 128B-swizzled B tile (grouped_gemm_layout.h, GW_*), so that one bulk copy per half stage moves it.
  * A group of R rows and K elements is stored as K_pad / 64 column blocks of R rows x 128 bytes (K_pad: K
- * rounded up to GDQ_B_TILE_K, the GEMM's K stage; elements past K are +0), element (r, k) at
- *   (k / 64) * R * 128 + r * 128 + (((k % 64) / 8) ^ (r % 8)) * 16 + (k % 8) * 2 bytes.
+ * rounded up to GDQ_B_TILE_K, the GEMM's K stage; elements past K are +0), in a K order permuted within each
+ * 128-element stage: element k = 128S + 32t + 16h + 8j + 4e + s (t, s < 4; h, j, e < 2) goes to position
+ *   x = 128S + 64h + 16s + 8j + 2t + e,
+ * at (x / 64) * R * 128 + r * 128 + (((x % 64) / 8) ^ (r % 8)) * 16 + (x % 8) * 2 bytes. The GEMM's f16_tiles
+ * entries decode the weights in the same order (grouped_gemm_w4a16.ptx): position x is where wgmma's fragment
+ * layout puts the element that thread t finds as nibble 4e + s of its word 2h + j, so each thread reads one
+ * 16-byte piece of a weight row and one scale pair per stage, and decodes nibble pairs already 16 bits apart.
  * The descriptor's OUT_LD_BYTES is the column block's size R * 128; the destination is 16-byte aligned. */
 #define GDQ_B_TILE_K 128
 #define GDQ_B_TILE_BLOCK_K 64

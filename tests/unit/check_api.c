@@ -396,7 +396,7 @@ START_TEST(an_image_without_grouped_gemm_serves_gemv) {
 END_TEST
 
 START_TEST(an_image_without_any_kernel_of_the_library_is_refused) {
-  char missing[1024] = "";
+  char missing[8192] = "";
   for (int id = 0; id < NVFP4I_KERNEL_COUNT; id++) {
     if (id > 0) strcat(missing, ",");
     strcat(missing, nvfp4i_kernel_name(NVFP4I_PATH_SM90A, (nvfp4i_kernel_id)id));

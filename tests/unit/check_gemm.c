@@ -265,7 +265,7 @@ START_TEST(with_pools_gemm_takes_the_grouped_gemms_dequantized_tokens) {
   fake_launch(0, &entry, &config);
   ck_assert_str_eq(entry, "nvfp4_grouped_dequantize_sm90a");
   const unsigned char *p = fake_launch(1, &entry, &config);
-  assert_w4a16_entry(entry, "f16", p);
+  assert_w4a16_entry(entry, "f16_tiles", p);
   ck_assert_uint_eq(param_u32(p, GG_P_NUM_GROUPS), L);
   ck_assert_uint_eq(desc_u64(p, 1, GG_D_B), B_DATA + (uint64_t)g.b.batch_stride);
   ck_assert_uint_eq(desc_u64(p, 1, GG_D_C), C_DATA + (uint64_t)(g.c.batch_stride * 2));

@@ -84,7 +84,7 @@ START_TEST(with_pools_the_tokens_are_dequantized_once_and_the_w4a16_entry_reads_
    * the dequantized tokens as B tiles (GG_D_A_LD: a column block's bytes; no activation scales), alpha and
    * outputs untouched */
   p = fake_launch(1, &entry, &config);
-  assert_w4a16_entry(entry, "f16", p);
+  assert_w4a16_entry(entry, "f16_tiles", p);
   /* programmatic dependent launch: set up while the dequantize runs */
   assert_launched_early(&config, 1, "W4A16 grouped GEMM after the dequantize");
   ck_assert_uint_eq(param_u32(p, GG_P_NUM_GROUPS), 2);

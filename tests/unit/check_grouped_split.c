@@ -117,7 +117,7 @@ static void assert_split_call(const char *forced, int dual, uint32_t slices, uin
   CUlaunchConfig config;
   const unsigned char *p = launch_of(0, DEQUANTIZE_ENTRY, &config);
   uint64_t tokens_f16 = param_u64(p, GDQ_P_DESCS + GDQ_D_OUT);
-  p = w4a16_launch_of(1, "f16", &config);
+  p = w4a16_launch_of(1, "f16_tiles", &config);
   uint64_t partials = tokens_f16 + (uint64_t)M * K * 2; /* the partials follow the tokens in the scratch */
   assert_slices(p, dual ? 2 : 1, slices, per, b, tokens_f16, partials);
   p = launch_of(2, FINISH_ENTRY, &config);
@@ -146,7 +146,7 @@ START_TEST(one_slice_writes_c_directly) {
                 nvfp4_last_error());
   ck_assert_int_eq(fake_launches(), 2);
   CUlaunchConfig config;
-  const unsigned char *p = w4a16_launch_of(1, "f16", &config);
+  const unsigned char *p = w4a16_launch_of(1, "f16_tiles", &config);
   ck_assert_uint_eq(param_u32(p, GG_P_NUM_GROUPS), 1);
   ck_assert(param_f32(p, GG_P_ALPHA) == 0.5f);
   ck_assert_uint_eq(desc_u64(p, 0, GG_D_C), (uintptr_t)out);
