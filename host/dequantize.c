@@ -67,7 +67,7 @@ static nvfp4_status validate(const nvfp4_handle *h, const nvfp4_tensor *in, cons
 /* The grouped entry's descriptor of one group, and its whole parameter block. */
 typedef struct gdq_desc {
   uint64_t in, in_sf, out, in_ld, out_ld_bytes, sf_row_step128, sf_row_step32, sf_row_step1;
-  uint32_t chunks_per_row, strips_per_row, sf_pair_step, vector_stores, out_chunks, b_tiles;
+  uint32_t chunks_per_row, strips_per_row, sf_pair_step, vector_stores, out_chunks, b_tiles, in_dense, unused;
 } gdq_desc;
 
 typedef struct gdq_params {
@@ -91,6 +91,7 @@ GDQ_AT(gdq_desc, sf_pair_step, GDQ_D_SF_PAIR_STEP)
 GDQ_AT(gdq_desc, vector_stores, GDQ_D_VECTOR_STORES)
 GDQ_AT(gdq_desc, out_chunks, GDQ_D_OUT_CHUNKS)
 GDQ_AT(gdq_desc, b_tiles, GDQ_D_B_TILES)
+GDQ_AT(gdq_desc, in_dense, GDQ_D_IN_DENSE)
 GDQ_AT(gdq_params, num_groups, GDQ_P_NUM_GROUPS)
 GDQ_AT(gdq_params, total_strips, GDQ_P_TOTAL_STRIPS)
 GDQ_AT(gdq_params, out_dtype, GDQ_P_OUT_DTYPE)
@@ -193,7 +194,8 @@ NVFP4_API nvfp4_status nvfp4_dequantize(nvfp4_handle *h, const nvfp4_tensor *in,
 
 /* ---- the grouped dequantize */
 
-/* One call: its groups, their destinations (rows out_ld elements apart, or B tiles) and the output type. */
+/* One call: its groups (NVFP4 tensors, or with b_tiles dense activations to copy), their destinations (rows
+ * out_ld elements apart, or B tiles) and the output type. */
 typedef struct gdq_call {
   int num_groups;
   const nvfp4_tensor *in;
@@ -201,7 +203,14 @@ typedef struct gdq_call {
   const int64_t *out_ld; /* NULL with b_tiles */
   nvfp4_dtype dtype;
   int b_tiles;
+  const nvfp4_dense *dense; /* instead of in: B tiles of each group's own dtype */
 } gdq_call;
+
+/* Group g's rows and K, of either kind of input. */
+static int64_t group_rows(const gdq_call *call, int g) {
+  return call->dense != NULL ? call->dense[g].rows : call->in[g].rows;
+}
+static int64_t group_k(const gdq_call *call, int g) { return call->dense != NULL ? call->dense[g].k : call->in[g].k; }
 
 /* The message of a failed check of group g, which names the field ("in.k", "out.ld"), prefixed with the
  * group: formatted on failure only, so that checking 256 valid groups formats nothing. */
@@ -214,12 +223,19 @@ static nvfp4_status fail_in_group(nvfp4_status status, int g) {
 /* What the launch needs of group g with rows: a tensor to read with 16-byte loads, one batch, and a
  * destination of rows x k elements (B tiles: a 16-byte aligned one). */
 static nvfp4_status check_group(const gdq_call *call, int g) {
-  const nvfp4_tensor *in = &call->in[g];
-  nvfp4_status status = nvfp4i_validate_tensor("in", in, 1);
-  if (status == NVFP4_STATUS_SUCCESS && in->batch != 1)
-    status = nvfp4i_fail(NVFP4_STATUS_INVALID_VALUE, "in.batch = %lld: every group has batch 1",
-                         (long long)in->batch);
-  if (status == NVFP4_STATUS_SUCCESS) status = nvfp4i_validate_vector_alignment("in", in);
+  nvfp4_status status;
+  int64_t batch;
+  if (call->dense != NULL) {
+    status = nvfp4i_validate_dense_input("in", &call->dense[g], 1);
+    if (status == NVFP4_STATUS_SUCCESS) status = nvfp4i_validate_dense_alignment("in", &call->dense[g]);
+    batch = call->dense[g].batch;
+  } else {
+    status = nvfp4i_validate_tensor("in", &call->in[g], 1);
+    if (status == NVFP4_STATUS_SUCCESS) status = nvfp4i_validate_vector_alignment("in", &call->in[g]);
+    batch = call->in[g].batch;
+  }
+  if (status == NVFP4_STATUS_SUCCESS && batch != 1)
+    status = nvfp4i_fail(NVFP4_STATUS_INVALID_VALUE, "in.batch = %lld: every group has batch 1", (long long)batch);
   if (status == NVFP4_STATUS_SUCCESS && call->b_tiles) {
     if (call->out_data[g] == NULL) status = nvfp4i_fail(NVFP4_STATUS_INVALID_VALUE, "out.data is NULL");
     else if ((uintptr_t)call->out_data[g] % 16 != 0)
@@ -227,18 +243,18 @@ static nvfp4_status check_group(const gdq_call *call, int g) {
                            call->out_data[g]);
   } else if (status == NVFP4_STATUS_SUCCESS) {
     nvfp4_output out = {call->out_data[g], call->out_ld[g], 0, call->dtype};
-    status = nvfp4i_validate_output("out", &out, in->rows, in->k, 1);
+    status = nvfp4i_validate_output("out", &out, group_rows(call, g), group_k(call, g), 1);
   }
   return status == NVFP4_STATUS_SUCCESS ? status : fail_in_group(status, g);
 }
 
-/* The chunks written per row of group `in`, and the row's strips. */
-static int64_t written_k(const gdq_call *call, const nvfp4_tensor *in) {
-  return call->b_tiles ? b_tile_k(in->k) : in->k;
+/* The elements written per row of group g, and the group's strips. */
+static int64_t written_k(const gdq_call *call, int g) {
+  return call->b_tiles ? b_tile_k(group_k(call, g)) : group_k(call, g);
 }
 
-static uint64_t group_strips(const gdq_call *call, const nvfp4_tensor *in) {
-  return (uint64_t)in->rows * strips_per_row(written_k(call, in));
+static uint64_t group_strips(const gdq_call *call, int g) {
+  return (uint64_t)group_rows(call, g) * strips_per_row(written_k(call, g));
 }
 
 /* The arguments, every group with rows, and every launch's strip count, before anything launches. */
@@ -247,7 +263,8 @@ static nvfp4_status check_call(const nvfp4_handle *h, const gdq_call *call) {
   if (h == NULL) return nvfp4i_fail(bad, "grouped dequantize: h is NULL");
   if (call->num_groups < 0)
     return nvfp4i_fail(bad, "grouped dequantize: num_groups = %d: must be >= 0", call->num_groups);
-  if (call->num_groups > 0 && (call->in == NULL || call->out_data == NULL || (call->out_ld == NULL && !call->b_tiles)))
+  if (call->num_groups > 0 && ((call->in == NULL && call->dense == NULL) || call->out_data == NULL ||
+                               (call->out_ld == NULL && !call->b_tiles)))
     return nvfp4i_fail(bad, "grouped dequantize: in, out_data or out_ld is NULL");
   if (nvfp4i_dtype_size(call->dtype) == 0)
     return nvfp4i_fail(bad, "grouped dequantize: dtype = %d: not a nvfp4_dtype", (int)call->dtype);
@@ -256,11 +273,11 @@ static nvfp4_status check_call(const nvfp4_handle *h, const gdq_call *call) {
   uint64_t strips = 0;
   int work = 0;
   for (int g = 0; g < call->num_groups; g++) {
-    if (call->in[g].rows == 0) continue;
+    if (group_rows(call, g) == 0) continue;
     nvfp4_status status = check_group(call, g);
     if (status != NVFP4_STATUS_SUCCESS) return status;
     if (work++ % GDQ_MAX_GROUPS == 0) strips = 0;
-    strips += group_strips(call, &call->in[g]);
+    strips += group_strips(call, g);
     if (strips > GDQ_MAX_STRIPS)
       return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "grouped dequantize, group %d: more than 2^31 - 1 strips "
                          "of %d elements in one launch", g, DEQ_STRIP_CHUNKS * DEQ_CHUNK_ELEMS);
@@ -268,7 +285,24 @@ static nvfp4_status check_call(const nvfp4_handle *h, const gdq_call *call) {
   return work > 0 ? nvfp4i_check_kernel(h, NVFP4I_KERNEL_GROUPED_DEQUANTIZE) : NVFP4_STATUS_SUCCESS;
 }
 
+/* Group g's descriptor of dense activations copied into B tiles (no scales). */
+static gdq_desc dense_desc(const gdq_call *call, int g) {
+  const nvfp4_dense *in = &call->dense[g];
+  return (gdq_desc){
+      .in = (uintptr_t)in->data,
+      .out = (uintptr_t)call->out_data[g],
+      .in_ld = (uint64_t)(in->ld * nvfp4i_dtype_size(in->dtype)),
+      .out_ld_bytes = (uint64_t)(in->rows * GDQ_B_TILE_ROW_BYTES),
+      .chunks_per_row = (uint32_t)(in->k / DEQ_CHUNK_ELEMS),
+      .strips_per_row = strips_per_row(written_k(call, g)),
+      .out_chunks = (uint32_t)(written_k(call, g) / DEQ_CHUNK_ELEMS),
+      .b_tiles = 1,
+      .in_dense = 1,
+  };
+}
+
 static gdq_desc group_desc(const gdq_call *call, int g) {
+  if (call->dense != NULL) return dense_desc(call, g);
   const nvfp4_tensor *in = &call->in[g];
   /* B tiles: the "ld" is the column block's bytes, R rows of 128 */
   int64_t esize = nvfp4i_dtype_size(call->dtype);
@@ -284,10 +318,10 @@ static gdq_desc group_desc(const gdq_call *call, int g) {
       .sf_row_step32 = sf.step32,
       .sf_row_step1 = sf.step1,
       .chunks_per_row = (uint32_t)(in->k / DEQ_CHUNK_ELEMS),
-      .strips_per_row = strips_per_row(written_k(call, in)),
+      .strips_per_row = strips_per_row(written_k(call, g)),
       .sf_pair_step = sf.quad_step,
       .vector_stores = (uint32_t)rows_16_byte_aligned(call->out_data[g], in->rows, ld_bytes, 1, 0),
-      .out_chunks = (uint32_t)(written_k(call, in) / DEQ_CHUNK_ELEMS),
+      .out_chunks = (uint32_t)(written_k(call, g) / DEQ_CHUNK_ELEMS),
       .b_tiles = (uint32_t)call->b_tiles,
   };
 }
@@ -297,10 +331,10 @@ static gdq_desc group_desc(const gdq_call *call, int g) {
 static nvfp4_status launch_groups(nvfp4_handle *h, const gdq_call *call, int first, int end, CUstream stream) {
   gdq_params p = {.out_dtype = (uint32_t)call->dtype};
   for (int g = first; g < end; g++) {
-    if (call->in[g].rows == 0) continue;
+    if (group_rows(call, g) == 0) continue;
     p.strip_start[p.num_groups] = p.total_strips;
     p.desc[p.num_groups++] = group_desc(call, g);
-    p.total_strips += (uint32_t)group_strips(call, &call->in[g]);
+    p.total_strips += (uint32_t)group_strips(call, g);
   }
   uint32_t smem = (uint32_t)DEQ_SMEM_BYTES(nvfp4i_dtype_size(call->dtype));
   uint64_t ctas = resident_ctas(h, NVFP4I_KERNEL_GROUPED_DEQUANTIZE, smem);
@@ -310,11 +344,10 @@ static nvfp4_status launch_groups(nvfp4_handle *h, const gdq_call *call, int fir
 
 static nvfp4_status grouped_dequantize(nvfp4_handle *h, const gdq_call call, CUstream stream) {
   int num_groups = call.num_groups;
-  const nvfp4_tensor *in = call.in;
   nvfp4_status status = check_call(h, &call);
   for (int first = 0; first < num_groups && status == NVFP4_STATUS_SUCCESS;) {
     int end = first, work = 0;
-    while (end < num_groups && work < GDQ_MAX_GROUPS) work += in[end++].rows > 0;
+    while (end < num_groups && work < GDQ_MAX_GROUPS) work += group_rows(&call, end++) > 0;
     if (work > 0) status = launch_groups(h, &call, first, end, stream);
     first = end;
   }
@@ -324,10 +357,16 @@ static nvfp4_status grouped_dequantize(nvfp4_handle *h, const gdq_call call, CUs
 nvfp4_status nvfp4i_grouped_dequantize(nvfp4_handle *h, int num_groups, const nvfp4_tensor *in,
                                        void *const *out_data, const int64_t *out_ld, nvfp4_dtype dtype,
                                        CUstream stream) {
-  return grouped_dequantize(h, (gdq_call){num_groups, in, out_data, out_ld, dtype, 0}, stream);
+  return grouped_dequantize(h, (gdq_call){num_groups, in, out_data, out_ld, dtype, 0, NULL}, stream);
 }
 
 nvfp4_status nvfp4i_grouped_dequantize_b_tiles(nvfp4_handle *h, int num_groups, const nvfp4_tensor *in,
                                                void *const *out_data, nvfp4_dtype dtype, CUstream stream) {
-  return grouped_dequantize(h, (gdq_call){num_groups, in, out_data, NULL, dtype, 1}, stream);
+  return grouped_dequantize(h, (gdq_call){num_groups, in, out_data, NULL, dtype, 1, NULL}, stream);
+}
+
+nvfp4_status nvfp4i_grouped_b_tiles_of_dense(nvfp4_handle *h, int num_groups, const nvfp4_dense *in,
+                                             void *const *out_data, CUstream stream) {
+  /* the launch's type sizes its staging area only, which B tiles do not use: each group keeps its own */
+  return grouped_dequantize(h, (gdq_call){num_groups, NULL, out_data, NULL, NVFP4_DTYPE_F16, 1, in}, stream);
 }

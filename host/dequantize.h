@@ -27,6 +27,12 @@ nvfp4_status nvfp4i_grouped_dequantize(nvfp4_handle *h, int num_groups, const nv
 nvfp4_status nvfp4i_grouped_dequantize_b_tiles(nvfp4_handle *h, int num_groups, const nvfp4_tensor *in,
                                                void *const *out_data, nvfp4_dtype dtype, CUstream stream);
 
+/* The dense activations in[g] (F16 or BF16, batch 1, 16-byte aligned data and ld, K a multiple of 32)
+ * copied into the B-tile layout as nvfp4i_grouped_dequantize_b_tiles writes it, each group in its own type;
+ * the same launches and checks. */
+nvfp4_status nvfp4i_grouped_b_tiles_of_dense(nvfp4_handle *h, int num_groups, const nvfp4_dense *in,
+                                             void *const *out_data, CUstream stream);
+
 /* The bytes of a B-tile destination of rows x k elements (16-bit). */
 uint64_t nvfp4i_b_tile_bytes(int64_t rows, int64_t k);
 

@@ -104,14 +104,15 @@ typedef struct gg_call {
   uint32_t widths;           /* bit w - 1: the image has the W4A16 entries of width 32w for the call (sm_90a) */
   int mixed;                 /* ... and those of mixed widths */
   uint32_t slices;           /* K slices per group (split-K); 1: every tile walks all of K */
-  /* Scratch, from the handle's pool; 0 where the call runs without. a_f16: a dequantized, group g's tokens
-   * as f16 one group after another, which the W4A16 f16 entry reads: in the B-tile layout (b_tiles: sm_90a,
-   * whose producers then copy a token tile's half stage by one bulk copy), else rows k elements apart (the
-   * portable kernel's copies take any rows). partials: the
+  /* Scratch, from the handle's pool; 0 where the call runs without. a_f16: the tokens the W4A16 entries
+   * read, group after group: a dequantized as f16, in the B-tile layout (b_tiles: sm_90a, whose producers
+   * then copy a token tile's half stage by one bulk copy) or rows k elements apart (the portable kernel's
+   * copies take any rows); or with b_tiles the dense activations copied into B tiles, each in its type
+   * (whose entries decode the weights in the tiles' K order, so this is their only way in). partials: the
    * launches write every product's K slices as f32 there (group after group, then product, then slice: m rows
    * of nvfp4i_finish_ldp(n) floats each) and the finishing kernel writes c from them. */
   int f16_tokens;            /* the launches read a dequantized to f16 at a_f16 (the W4A16 f16 entry) */
-  int b_tiles;               /* ... in the B-tile layout (dequantize_layout.h) */
+  int b_tiles;               /* the launches read B tiles at a_f16 (dequantize_layout.h): f16_tokens or dense */
   uintptr_t a_f16, partials;
 } gg_call;
 
@@ -134,22 +135,28 @@ static int products(const gg_call *call) { return call->dual ? 2 : 1; }
 /* Whether the launches being made run a W4A16 entry (dense activations, given or dequantized). */
 static int w4a16_launches(const gg_call *call) { return call->dense != NULL || call->f16_tokens; }
 
-/* The W4A16 entry families: one per activation type, and f16 tokens in B tiles (the NVFP4 activations' route on
- * sm_90a), whose entries decode the weights in the B tiles' permuted K order. */
-typedef enum gw_family { GW_FAMILY_F16, GW_FAMILY_BF16, GW_FAMILY_F16_TILES, GW_FAMILY_COUNT } gw_family;
+/* The W4A16 entry families: per activation type, rows of activations, or B tiles in scratch (sm_90a), whose
+ * entries decode the weights in the tiles' permuted K order. */
+typedef enum gw_family {
+  GW_FAMILY_F16,
+  GW_FAMILY_BF16,
+  GW_FAMILY_F16_TILES,
+  GW_FAMILY_BF16_TILES,
+  GW_FAMILY_COUNT
+} gw_family;
 
-/* The family that reads activations of `type` (dense, or f16 tokens in B tiles where `b_tiles`). */
+/* The family that reads activations of `type` (f16 for dequantized tokens), in B tiles where `b_tiles`. */
 static gw_family w4a16_family(nvfp4_dtype type, int b_tiles) {
-  if (b_tiles) return GW_FAMILY_F16_TILES;
-  return type == NVFP4_DTYPE_F16 ? GW_FAMILY_F16 : GW_FAMILY_BF16;
+  if (type == NVFP4_DTYPE_F16) return b_tiles ? GW_FAMILY_F16_TILES : GW_FAMILY_F16;
+  return b_tiles ? GW_FAMILY_BF16_TILES : GW_FAMILY_BF16;
 }
 
 /* The W4A16 entry of a family: the one of tiles `width` rows wide where `fixed_width` (sm_90a), else the entry
  * of mixed widths (the portable path's only one). */
 static nvfp4i_kernel_id w4a16_entry(gw_family family, int fixed_width, int64_t width) {
-  static const nvfp4i_kernel_id mixed[GW_FAMILY_COUNT] = {NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16,
-                                                          NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16,
-                                                          NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES};
+  static const nvfp4i_kernel_id mixed[GW_FAMILY_COUNT] = {
+      NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16,
+      NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_TILES};
   static const nvfp4i_kernel_id fixed[GW_FAMILY_COUNT][GG_T_MAX / GG_T_GRAIN] = {
       {NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T32, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T64,
        NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T96, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T128,
@@ -162,7 +169,11 @@ static nvfp4i_kernel_id w4a16_entry(gw_family family, int fixed_width, int64_t w
       {NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T32, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T64,
        NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T96, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T128,
        NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T160, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T192,
-       NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T224, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T256}};
+       NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T224, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T256},
+      {NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_TILES_T32, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_TILES_T64,
+       NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_TILES_T96, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_TILES_T128,
+       NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_TILES_T160, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_TILES_T192,
+       NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_TILES_T224, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_TILES_T256}};
   if (!fixed_width) return mixed[family];
   size_t at = width > GG_T_GRAIN ? (size_t)(width / GG_T_GRAIN) - 1 : 0; /* 32 .. 256 */
   return fixed[family][at];
@@ -179,7 +190,7 @@ static void find_entries(const nvfp4_handle *h, gg_call *call) {
   int families[GW_FAMILY_COUNT] = {0};
   if (call->f16_tokens) families[w4a16_family(NVFP4_DTYPE_F16, call->b_tiles)] = 1;
   for (int g = 0; call->dense != NULL && g < call->num_groups; g++)
-    if (has_work(call, g)) families[w4a16_family(call->dense[g].dtype, 0)] = 1;
+    if (has_work(call, g)) families[w4a16_family(call->dense[g].dtype, call->b_tiles)] = 1;
   int any = 0;
   for (int f = 0; f < GW_FAMILY_COUNT; f++) any |= families[f];
   call->widths = any ? (1u << GG_T_MAX / GG_T_GRAIN) - 1 : 0;
@@ -241,7 +252,10 @@ static uint64_t partial_bytes(const gg_call *call, int g) {
          nvfp4i_finish_ldp(call->b[g].rows) * sizeof(float);
 }
 
-/* The f16 bytes of group g's tokens in the scratch: a group without work has none. */
+/* Whether the launches read their tokens from the scratch: dequantized, or copied into B tiles. */
+static int tokens_in_scratch(const gg_call *call) { return call->f16_tokens || call->b_tiles; }
+
+/* The bytes of group g's tokens in the scratch (16-bit elements): a group without work has none. */
 static uint64_t token_bytes(const gg_call *call, int g) {
   if (!has_work(call, g)) return 0;
   return call->b_tiles ? nvfp4i_b_tile_bytes(rows_a(call, g), k_of(call, g))
@@ -570,7 +584,7 @@ static gg_desc part_desc(const gg_call *call, int g, int product, uint32_t slice
     d.ldc = (uint64_t)(a_rows ? call->c[g].ld : 0);
     d.flags |= (uint32_t)call->c[g].dtype;
   }
-  if (call->f16_tokens && call->b_tiles) {
+  if (call->b_tiles) {
     /* column blocks of m rows x 128 bytes; the slice starts k0 / 64 blocks in */
     d.a = call->a_f16 + at.token_offset + (uint64_t)(k0 / GDQ_B_TILE_BLOCK_K) * (uint64_t)m * GDQ_B_TILE_ROW_BYTES;
     d.a_ld = (uint32_t)m * GDQ_B_TILE_ROW_BYTES;
@@ -690,7 +704,7 @@ static nvfp4_status launch_params(nvfp4_handle *h, const gg_call *call, gg_param
       .dynamic_smem = smem_bytes,
       .params = args,
       /* after the grouped dequantize: set up while it runs (the entry waits for it before the tokens) */
-      .early_start = call->f16_tokens,
+      .early_start = tokens_in_scratch(call),
   };
   return nvfp4i_launch_kernel(h, id, &launch, stream);
 }
@@ -764,11 +778,13 @@ static nvfp4_status finish_all(nvfp4_handle *h, const gg_call *call, CUstream st
                    : NVFP4_STATUS_SUCCESS;
 }
 
-/* Every group's tokens dequantized to f16 into the scratch at call->a_f16, DEQUANTIZE_BATCH groups to a copy
- * of their tensors (a group without work gets rows = 0: its pointers may be NULL) and to a call. */
-static nvfp4_status dequantize_tokens(nvfp4_handle *h, const gg_call *call, CUstream stream) {
+/* Every group's tokens into the scratch at call->a_f16, DEQUANTIZE_BATCH groups to a launch: NVFP4 ones
+ * dequantized to f16, dense ones copied into B tiles (a group without work gets rows = 0: its pointers may be
+ * NULL). */
+static nvfp4_status tokens_to_scratch(nvfp4_handle *h, const gg_call *call, CUstream stream) {
   enum { DEQUANTIZE_BATCH = 64 };
   nvfp4_tensor tokens[DEQUANTIZE_BATCH];
+  nvfp4_dense dense[DEQUANTIZE_BATCH];
   void *tokens_f16[DEQUANTIZE_BATCH];
   int64_t ld[DEQUANTIZE_BATCH];
   uint64_t next = 0;
@@ -776,14 +792,24 @@ static nvfp4_status dequantize_tokens(nvfp4_handle *h, const gg_call *call, CUst
   for (int first = 0; first < call->num_groups && status == NVFP4_STATUS_SUCCESS; first += DEQUANTIZE_BATCH) {
     int count = call->num_groups - first < DEQUANTIZE_BATCH ? call->num_groups - first : DEQUANTIZE_BATCH;
     for (int i = 0; i < count; i++) {
-      tokens[i] = call->a[first + i];
+      int g = first + i;
+      if (call->dense != NULL) {
+        dense[i] = call->dense[g];
+        if (!has_work(call, g)) dense[i].rows = 0;
+      } else {
+        tokens[i] = call->a[g];
+        ld[i] = tokens[i].k;
+        if (!has_work(call, g)) tokens[i].rows = 0;
+      }
       tokens_f16[i] = (void *)(call->a_f16 + next);
-      ld[i] = tokens[i].k;
-      if (!has_work(call, first + i)) tokens[i].rows = 0;
-      next += token_bytes(call, first + i);
+      next += token_bytes(call, g);
     }
-    status = call->b_tiles ? nvfp4i_grouped_dequantize_b_tiles(h, count, tokens, tokens_f16, NVFP4_DTYPE_F16, stream)
-                           : nvfp4i_grouped_dequantize(h, count, tokens, tokens_f16, ld, NVFP4_DTYPE_F16, stream);
+    if (call->dense != NULL)
+      status = nvfp4i_grouped_b_tiles_of_dense(h, count, dense, tokens_f16, stream);
+    else if (call->b_tiles)
+      status = nvfp4i_grouped_dequantize_b_tiles(h, count, tokens, tokens_f16, NVFP4_DTYPE_F16, stream);
+    else
+      status = nvfp4i_grouped_dequantize(h, count, tokens, tokens_f16, ld, NVFP4_DTYPE_F16, stream);
   }
   return status;
 }
@@ -805,13 +831,23 @@ static int tokens_dequantized(const nvfp4_handle *h, const gg_call *call) {
          h->kernels[NVFP4I_KERNEL_GROUPED_DEQUANTIZE].fn != NULL;
 }
 
-/* Whether the dequantized tokens go in the B-tile layout: on sm_90a (the portable kernel reads rows) with the
- * image's f16_tiles entries, where
- * every group's column block, rows x 128 bytes, fits GG_D_A_LD's 32 bits. */
+/* Whether the tokens go into scratch as B tiles: dequantized NVFP4 ones, or dense ones where there is scratch
+ * (and NVFP4_W4A16_IN_PLACE is not set);
+ * on sm_90a (the portable kernel reads rows), with the grouped dequantize and the image's entries of mixed
+ * widths for B tiles of every type the call has, where every group's column block, rows x 128 bytes, fits
+ * GG_D_A_LD's 32 bits. */
 static int b_tiles_fit(const nvfp4_handle *h, const gg_call *call) {
-  if (h->path != NVFP4I_PATH_SM90A || h->kernels[NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES].fn == NULL) return 0;
-  for (int g = 0; g < call->num_groups; g++)
-    if (has_work(call, g) && (uint64_t)rows_a(call, g) * GDQ_B_TILE_ROW_BYTES > UINT32_MAX) return 0;
+  if (h->path != NVFP4I_PATH_SM90A ||
+      !(call->f16_tokens || (call->dense != NULL && has_scratch(h) && !h->w4a16_in_place)) ||
+      h->kernels[NVFP4I_KERNEL_GROUPED_DEQUANTIZE].fn == NULL)
+    return 0;
+  for (int g = 0; g < call->num_groups; g++) {
+    if (!has_work(call, g)) continue;
+    nvfp4_dtype type = call->dense != NULL ? call->dense[g].dtype : NVFP4_DTYPE_F16;
+    if (h->kernels[w4a16_entry(w4a16_family(type, 1), 0, 0)].fn == NULL ||
+        (uint64_t)rows_a(call, g) * GDQ_B_TILE_ROW_BYTES > UINT32_MAX)
+      return 0;
+  }
   return 1;
 }
 
@@ -819,7 +855,7 @@ static int b_tiles_fit(const nvfp4_handle *h, const gg_call *call) {
  * a_f16 and partials say: dequantize, GEMM, finish; the dense calls one series of GEMM launches per
  * activation type (each type has an entry of its own). */
 static nvfp4_status run_launches(nvfp4_handle *h, gg_call *call, CUstream stream) {
-  nvfp4_status status = call->f16_tokens ? dequantize_tokens(h, call, stream) : NVFP4_STATUS_SUCCESS;
+  nvfp4_status status = tokens_in_scratch(call) ? tokens_to_scratch(h, call, stream) : NVFP4_STATUS_SUCCESS;
   static const nvfp4_dtype act_types[] = {NVFP4_DTYPE_F16, NVFP4_DTYPE_BF16};
   for (int p = 0; p < (call->dense != NULL ? 2 : 1) && status == NVFP4_STATUS_SUCCESS; p++) {
     call->act_dtype = act_types[p];
@@ -846,7 +882,7 @@ static nvfp4_status grouped_call(nvfp4_handle *h, gg_call *call, CUstream stream
     if (status != NVFP4_STATUS_SUCCESS) return status;
   }
   call->f16_tokens = tokens_dequantized(h, call);
-  call->b_tiles = call->f16_tokens && b_tiles_fit(h, call);
+  call->b_tiles = b_tiles_fit(h, call);
   call->cap_max = h->path == NVFP4I_PATH_SM90A ? GG_T_MAX : PG_T_MAX;
   find_entries(h, call);
   int work = 0;
@@ -872,7 +908,7 @@ static nvfp4_status grouped_call(nvfp4_handle *h, gg_call *call, CUstream stream
   int partials = call->slices > 1 || call->dual;
   uint64_t token_total = 0, partial_total = 0;
   for (int g = 0; g < groups; g++) {
-    token_total += call->f16_tokens ? token_bytes(call, g) : 0;
+    token_total += tokens_in_scratch(call) ? token_bytes(call, g) : 0;
     partial_total += partials ? partial_bytes(call, g) : 0;
   }
   if (token_total + partial_total == 0) return run_launches(h, call, stream);
@@ -889,8 +925,10 @@ static nvfp4_status grouped_call(nvfp4_handle *h, gg_call *call, CUstream stream
     if (call->dual) return nvfp4i_cuda_fail(r, "cuMemAllocFromPoolAsync (the dual GEMM's partials)");
     if (call->f16_tokens && !has_fused_entry(h))
       return nvfp4i_cuda_fail(r, "cuMemAllocFromPoolAsync (the dequantized tokens)");
-    /* without scratch: the fused entry, whole K */
+    /* without scratch: the fused entry (NVFP4) or the activations' own rows (dense), whole K; the image has
+     * those entries of every width wherever it has the B tiles' */
     call->f16_tokens = 0;
+    call->b_tiles = 0;
     call->slices = 1;
     return run_launches(h, call, stream);
   }

@@ -47,6 +47,10 @@ struct nvfp4_handle {
    * entry of t-row token tiles instead of the model's choice; NVFP4_TILE_ROWS=mixed (-1 here): the entry of
    * mixed widths; 0: the model decides. For measuring the model and testing every entry. */
   int tile_rows;
+  /* NVFP4_W4A16_IN_PLACE=1 at nvfp4_create: on sm_90a, nvfp4_grouped_gemm_w4a16 reads the activations where
+   * they are (the f16 and bf16 entries) instead of copying them into B tiles in scratch first (the *_tiles
+   * entries, the default with a scratch pool). For measuring both ways and testing the in-place entries. */
+  int w4a16_in_place;
   /* nvfp4_set_weights_stable's option, 0 or 1: the handle's one field that changes after nvfp4_create, so
    * atomic; a call reads it once (nvfp4i_weights_stable) */
   atomic_int weights_stable;

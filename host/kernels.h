@@ -25,8 +25,9 @@ typedef enum nvfp4i_path { NVFP4I_PATH_SM90A, NVFP4I_PATH_PORTABLE, NVFP4I_PATH_
 /* The sm_90a W4A16 grouped GEMM has, per activation type, an entry of mixed widths (the family's id,
  * NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16 / _BF16, which on the portable path names its one entry) and one per
  * token tile width (GW_ENTRY_NAME of grouped_gemm_layout.h: one width per function is what lets its decode
- * overlap its wgmmas), sm_90a only. The f16_tiles family (sm_90a only) is the f16 one for NVFP4 activations
- * dequantized into B tiles, whose K order it decodes the weights in (dequantize_layout.h). */
+ * overlap its wgmmas), sm_90a only. The f16_tiles and bf16_tiles families (sm_90a only) read activations from
+ * B tiles (NVFP4 ones dequantized there, dense ones copied), whose K order they decode the weights in
+ * (dequantize_layout.h). */
 #define NVFP4_W4A16_WIDTH(X, type, TYPE, what, t)                                                         \
   X(NVFP4I_KERNEL_GROUPED_GEMM_W4A16_##TYPE##_T##t, "grouped GEMM (" what ", " #t "-row tiles)",          \
     NVFP4I_NAME(GW_ENTRY_NAME(type, t)), NVFP4I_NONE, GG_THREADS, GG_SMEM_LIMIT, 0, 0)
@@ -58,13 +59,16 @@ typedef enum nvfp4i_path { NVFP4I_PATH_SM90A, NVFP4I_PATH_PORTABLE, NVFP4I_PATH_
     NVFP4I_NAME(GW_MIXED_ENTRY_NAME(f16)), NVFP4I_NAME(PG_ENTRY_F16), GG_THREADS, GG_SMEM_LIMIT,           \
     PG_THREADS, PG_SMEM_BYTES)                                                                            \
   NVFP4_W4A16_WIDTHS(X, f16, F16, "f16 activations")                                                      \
-  X(NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES, "grouped GEMM (NVFP4 activations as f16 B tiles)",         \
+  X(NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES, "grouped GEMM (f16 or NVFP4 activations as f16 B tiles)", \
     NVFP4I_NAME(GW_MIXED_ENTRY_NAME(f16_tiles)), NVFP4I_NONE, GG_THREADS, GG_SMEM_LIMIT, 0, 0)             \
-  NVFP4_W4A16_WIDTHS(X, f16_tiles, F16_TILES, "NVFP4 activations as f16 B tiles")                          \
+  NVFP4_W4A16_WIDTHS(X, f16_tiles, F16_TILES, "f16 or NVFP4 activations as f16 B tiles")                  \
   X(NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16, "grouped GEMM (bf16 activations)",                             \
     NVFP4I_NAME(GW_MIXED_ENTRY_NAME(bf16)), NVFP4I_NAME(PG_ENTRY_BF16), GG_THREADS, GG_SMEM_LIMIT,         \
     PG_THREADS, PG_SMEM_BYTES)                                                                            \
   NVFP4_W4A16_WIDTHS(X, bf16, BF16, "bf16 activations")                                                   \
+  X(NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_TILES, "grouped GEMM (bf16 activations as B tiles)",             \
+    NVFP4I_NAME(GW_MIXED_ENTRY_NAME(bf16_tiles)), NVFP4I_NONE, GG_THREADS, GG_SMEM_LIMIT, 0, 0)            \
+  NVFP4_W4A16_WIDTHS(X, bf16_tiles, BF16_TILES, "bf16 activations as B tiles")                             \
   X(NVFP4I_KERNEL_GROUPED_FINISH, "grouped GEMM finish (split-K, dual GEMM)", NVFP4I_NAME(GF_ENTRY),       \
     NVFP4I_NAME(GF_SM80_ENTRY), GF_THREADS, 0, GF_THREADS, 0)                                             \
   X(NVFP4I_KERNEL_DEQUANTIZE, "dequantize", NVFP4I_NAME(DEQ_ENTRY), NVFP4I_NAME(DEQ_SM80_ENTRY),          \

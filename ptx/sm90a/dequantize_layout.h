@@ -77,8 +77,8 @@
 #define GDQ_P_OUT_DTYPE 8          /* u32  DEQ_DTYPE_* of every destination */
 #define GDQ_P_STRIP_START 12       /* u32 x GDQ_MAX_GROUPS: group g's first strip (0 for g = 0), rising */
 #define GDQ_P_DESCS 1040           /* GDQ_MAX_GROUPS descriptors of GDQ_DESC_BYTES (4 bytes unused before) */
-#define GDQ_DESC_BYTES 88
-#define GDQ_PARAM_BYTES 23568      /* GDQ_P_DESCS + GDQ_MAX_GROUPS * GDQ_DESC_BYTES, a literal for the PTX */
+#define GDQ_DESC_BYTES 96
+#define GDQ_PARAM_BYTES 25616      /* GDQ_P_DESCS + GDQ_MAX_GROUPS * GDQ_DESC_BYTES, a literal for the PTX */
 
 /* One group's descriptor: DEQ_P_*'s fields of one batch. The data pointer and ld are multiples of 16. */
 #define GDQ_D_IN 0                 /* u64  packed e2m1, even k in the low nibble */
@@ -95,6 +95,9 @@
 #define GDQ_D_VECTOR_STORES 76     /* u32  as DEQ_P_VECTOR_STORES, for this group's destination rows */
 #define GDQ_D_OUT_CHUNKS 80        /* u32  chunks written per row: K / 32, or with B tiles K_pad / 32 */
 #define GDQ_D_B_TILES 84           /* u32  1: the destination is in the B-tile layout below (16-bit types) */
+/* u32  1: the input is dense activations of the output's type (data IN, rows IN_LD bytes apart, no scales),
+ * copied into B tiles (B_TILES 1): the grouped W4A16 GEMM's dense activations on sm_90a */
+#define GDQ_D_IN_DENSE 88
 
 /* The B-tile layout: the order in which the grouped W4A16 GEMM's producers copy a token tile's K stage into
  * wgmma's 128B-swizzled B tile (grouped_gemm_layout.h, GW_*), so that one bulk copy per half stage moves it.

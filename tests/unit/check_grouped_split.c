@@ -156,8 +156,9 @@ START_TEST(one_slice_writes_c_directly) {
 }
 END_TEST
 
-/* W4A16 activations split too: slice s reads them from element s * per * 128 (bf16: 2 bytes each) */
-START_TEST(dense_activations_start_at_their_slice) {
+/* W4A16 activations with scratch: copied into B tiles (the grouped dequantize's dense mode), then split too:
+ * slice s reads the tiles from column block s * per * 2 (M rows x 128 bytes each) */
+START_TEST(dense_activations_go_into_b_tiles_and_start_at_their_slice) {
   setenv("FAKE_MEMORY_POOLS", "1", 1);
   setenv("NVFP4_SPLIT_K", "2", 1);
   create_fake_handle();
@@ -165,16 +166,24 @@ START_TEST(dense_activations_start_at_their_slice) {
   nvfp4_tensor b = weights_of(weights, scales, NVFP4_SF_LINEAR);
   ck_assert_msg(nvfp4_grouped_gemm_w4a16(fake_handle, 1, &a, &b, &c, 0.5f, NULL) == NVFP4_STATUS_SUCCESS, "%s",
                 nvfp4_last_error());
-  ck_assert_int_eq(fake_launches(), 2);
+  ck_assert_int_eq(fake_launches(), 3);
   CUlaunchConfig config;
-  const unsigned char *p = w4a16_launch_of(0, "bf16", &config);
+  const unsigned char *p = launch_of(0, DEQUANTIZE_ENTRY, &config);
+  ck_assert_uint_eq(param_u32(p, GDQ_P_NUM_GROUPS), 1);
+  ck_assert_uint_eq(param_u64(p, GDQ_P_DESCS + GDQ_D_IN), (uintptr_t)tokens);
+  ck_assert_uint_eq(param_u64(p, GDQ_P_DESCS + GDQ_D_IN_LD), (K + 8) * 2);
+  ck_assert_uint_eq(param_u32(p, GDQ_P_DESCS + GDQ_D_B_TILES), 1);
+  ck_assert_uint_eq(param_u32(p, GDQ_P_DESCS + GDQ_D_IN_DENSE), 1);
+  uint64_t tiles = param_u64(p, GDQ_P_DESCS + GDQ_D_OUT);
+  p = w4a16_launch_of(1, "bf16_tiles", &config);
   ck_assert_uint_eq(param_u32(p, GG_P_NUM_GROUPS), 2);
   for (int s = 0; s < 2; s++) {
-    ck_assert_uint_eq(desc_u64(p, s, GG_D_A), (uintptr_t)tokens + (uint64_t)s * 64 * 128 * 2);
-    ck_assert_uint_eq(desc_u32(p, s, GG_D_A_LD), (K + 8) * 2);
+    ck_assert_uint_eq(desc_u64(p, s, GG_D_A), tiles + (uint64_t)s * 64 * 2 * M * 128);
+    ck_assert_uint_eq(desc_u32(p, s, GG_D_A_LD), M * 128);
     ck_assert_uint_eq(desc_u32(p, s, GG_D_KBYTES), 64 * 64);
+    ck_assert(desc_u32(p, s, GG_D_FLAGS) & GG_F_A_B_TILES);
   }
-  launch_of(1, FINISH_ENTRY, &config);
+  launch_of(2, FINISH_ENTRY, &config);
   destroy_fake_handle();
 }
 END_TEST
@@ -250,7 +259,7 @@ Suite *grouped_split_suite(void) {
   tcase_add_test(tc, nvfp4_split_k_fixes_the_slices);
   tcase_add_test(tc, the_dual_gemm_writes_both_products_and_finishes_with_silu);
   tcase_add_test(tc, one_slice_writes_c_directly);
-  tcase_add_test(tc, dense_activations_start_at_their_slice);
+  tcase_add_test(tc, dense_activations_go_into_b_tiles_and_start_at_their_slice);
   tcase_add_test(tc, the_finish_takes_gf_max_groups_to_a_launch);
   tcase_add_test(tc, the_dual_gemm_needs_a_memory_pool);
   tcase_add_test(tc, the_dual_gemm_checks_its_second_weights);
