@@ -121,12 +121,12 @@ static int print_info(void) {
     const nvfp4i_kernel *k = &h->kernels[id];
     const char *name = nvfp4i_kernel_name(h->path, (nvfp4i_kernel_id)id);
     if (name == NULL)
-      printf("kernel   %-40s none on this path: the %s returns NOT_SUPPORTED\n", "-",
+      printf("kernel   %-46s none on this path: the %s returns NOT_SUPPORTED\n", "-",
              nvfp4i_kernel_what((nvfp4i_kernel_id)id));
     else if (k->fn == NULL)
-      printf("kernel   %-40s not in this image: its operation returns NOT_SUPPORTED\n", name);
+      printf("kernel   %-46s not in this image: its operation returns NOT_SUPPORTED\n", name);
     else
-      printf("kernel   %-40s %3d registers, %d bytes local (spills), %d bytes static shared, %d CTAs/SM\n", name,
+      printf("kernel   %-46s %3d registers, %d bytes local (spills), %d bytes static shared, %d CTAs/SM\n", name,
              k->registers, k->local_bytes, k->static_smem, k->blocks_per_sm);
   }
   nvfp4_destroy(h);

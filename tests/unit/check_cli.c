@@ -507,10 +507,10 @@ START_TEST(info_lists_the_kernels_on_the_fake_driver) {
   setenv("FAKE_CUDA_MISSING", "nvfp4_grouped_gemm_sm90a", 1);
   run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("info"), &r);
   assert_run(&r, 0, "device   fake device (no GPU), sm_90, 132 SMs", "info");
-  assert_run(&r, 0, "kernel   nvfp4_gemv_sm90a                         128 registers", "info");
-  assert_run(&r, 0, "kernel   nvfp4_grouped_gemm_sm90a                 not in this image", "info");
-  assert_run(&r, 0, "kernel   nvfp4_grouped_gemm_w4a16_bf16_sm90a      128 registers", "info");
-  assert_run(&r, 0, "kernel   nvfp4_gemv_w4a16_equal_steps_sm90a       128 registers", "info");
+  assert_run(&r, 0, "kernel   nvfp4_gemv_sm90a                               128 registers", "info");
+  assert_run(&r, 0, "kernel   nvfp4_grouped_gemm_sm90a                       not in this image", "info");
+  assert_run(&r, 0, "kernel   nvfp4_grouped_gemm_w4a16_bf16_sm90a            128 registers", "info");
+  assert_run(&r, 0, "kernel   nvfp4_gemv_w4a16_equal_steps_sm90a             128 registers", "info");
   assert_run(&r, 0, "path     sm_90a\n", "info");
   assert_run(&r, 0, "image    embedded, cubin, loaded in", "info");
 }
@@ -525,7 +525,7 @@ START_TEST(info_says_which_path_runs_and_whether_it_was_jit_compiled) {
   unsetenv("NVFP4_FORCE_PORTABLE");
   assert_run(&r, 0, "path     portable (NVFP4_FORCE_PORTABLE=1)", "info");
   assert_run(&r, 0, "image    embedded, PTX JIT-compiled by the driver", "info");
-  assert_run(&r, 0, "kernel   nvfp4_gemv_sm80                          128 registers", "info");
+  assert_run(&r, 0, "kernel   nvfp4_gemv_sm80                                128 registers", "info");
   assert_run(&r, 0, "none on this path: the grouped GEMM (NVFP4 activations) returns NOT_SUPPORTED", "info");
 }
 END_TEST
