@@ -416,6 +416,58 @@ static void plan_call(gg_call *call, int sm_count, int may_split, int forced, in
   call->fixed_width = best.fixed_width;
 }
 
+/* The plan memo's key of a call: the scalars plan_call reads beyond the handle's constants (sm_count, split_k,
+ * tile_rows), and per group the shape it reads (grouped_gemm.c's has_work, rows, N, K). */
+static void plan_key(const gg_call *call, int may_split, uint32_t key[NVFP4I_PLAN_MEMO_KEYS]) {
+  const uint32_t k[NVFP4I_PLAN_MEMO_KEYS] = {(uint32_t)call->num_groups, (uint32_t)products(call),
+                                             (uint32_t)call->cap_max,    call->widths,
+                                             (uint32_t)call->mixed,      (uint32_t)may_split,
+                                             call->dense != NULL};
+  memcpy(key, k, sizeof k);
+}
+
+static void group_shape(const gg_call *call, int g, int64_t shape[3]) {
+  int work = has_work(call, g);
+  shape[0] = work ? rows_a(call, g) : 0;
+  shape[1] = work ? call->b[g].rows : 0;
+  shape[2] = work ? k_of(call, g) : 0;
+}
+
+/* plan_call, or the plan of the handle's last call where this one has its shape (then the same plan: plan_call
+ * is a function of the key alone). Calls of more than NVFP4I_PLAN_MEMO_GROUPS groups always plan. */
+static void plan_call_memo(nvfp4_handle *h, gg_call *call, int may_split) {
+  nvfp4i_plan_memo *m = &h->plan_memo;
+  uint32_t key[NVFP4I_PLAN_MEMO_KEYS];
+  plan_key(call, may_split, key);
+  int memo = call->num_groups <= NVFP4I_PLAN_MEMO_GROUPS;
+  if (memo) {
+    pthread_mutex_lock(&m->lock);
+    int hit = m->valid && memcmp(m->key, key, sizeof key) == 0;
+    for (int g = 0; hit && g < call->num_groups; g++) {
+      int64_t shape[3];
+      group_shape(call, g, shape);
+      hit = memcmp(m->shape[g], shape, sizeof shape) == 0;
+    }
+    if (hit) {
+      call->cap = m->cap;
+      call->slices = m->slices;
+      call->fixed_width = m->fixed_width;
+    }
+    pthread_mutex_unlock(&m->lock);
+    if (hit) return;
+  }
+  plan_call(call, h->sm_count, may_split, h->split_k, h->tile_rows);
+  if (!memo) return;
+  pthread_mutex_lock(&m->lock);
+  memcpy(m->key, key, sizeof key);
+  for (int g = 0; g < call->num_groups; g++) group_shape(call, g, m->shape[g]);
+  m->cap = call->cap;
+  m->slices = call->slices;
+  m->fixed_width = call->fixed_width;
+  m->valid = 1;
+  pthread_mutex_unlock(&m->lock);
+}
+
 /* The 32-bit descriptor fields of an operand: its row pitch and scale steps (they matter only between rows). */
 static nvfp4_status check_32bit_fields(const char *name, const nvfp4_tensor *t) {
   nvfp4i_sf_steps s = nvfp4i_sf_steps_of(t);
@@ -899,7 +951,7 @@ static nvfp4_status grouped_call(nvfp4_handle *h, gg_call *call, CUstream stream
   nvfp4_status status = call->dual ? nvfp4i_check_kernel(h, NVFP4I_KERNEL_GROUPED_FINISH) : NVFP4_STATUS_SUCCESS;
   if (status != NVFP4_STATUS_SUCCESS) return status;
   int may_split = has_scratch(h) && h->kernels[NVFP4I_KERNEL_GROUPED_FINISH].fn != NULL;
-  plan_call(call, h->sm_count, may_split, h->split_k, h->tile_rows);
+  plan_call_memo(h, call, may_split);
   for (int p = 0; p < (call->dense != NULL ? 2 : 1) && status == NVFP4_STATUS_SUCCESS; p++) {
     call->act_dtype = p == 0 ? NVFP4_DTYPE_F16 : NVFP4_DTYPE_BF16;
     status = check_launches(h, call);

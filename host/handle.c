@@ -92,6 +92,10 @@ NVFP4_API nvfp4_status nvfp4_create(nvfp4_handle **out) {
   if (status != NVFP4_STATUS_SUCCESS) return status;
   nvfp4_handle *h = calloc(1, sizeof *h);
   if (h == NULL) return nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "no host memory for a handle");
+  if (pthread_mutex_init(&h->plan_memo.lock, NULL) != 0) {
+    free(h);
+    return nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "pthread_mutex_init failed (the grouped GEMM plan's lock)");
+  }
   int pushed = 0;
   status = bind_context(h);
   if (status != NVFP4_STATUS_SUCCESS) goto free_handle;
@@ -123,6 +127,7 @@ leave_context:
 release_context:
   if (h->retained_primary) nvfp4i_cuda()->cuDevicePrimaryCtxRelease(h->device);
 free_handle:
+  pthread_mutex_destroy(&h->plan_memo.lock);
   free(h);
   return status;
 }
@@ -153,6 +158,7 @@ NVFP4_API nvfp4_status nvfp4_destroy(nvfp4_handle *h) {
     nvfp4i_context_leave(pushed);
   }
   if (h->retained_primary) cu->cuDevicePrimaryCtxRelease(h->device);
+  pthread_mutex_destroy(&h->plan_memo.lock);
   free(h);
   return status;
 }

@@ -2,7 +2,9 @@
 #ifndef NVFP4_HOST_HANDLE_H
 #define NVFP4_HOST_HANDLE_H
 
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 
 #include "cuda_driver.h"
 #include "kernels.h"
@@ -16,6 +18,22 @@ typedef struct nvfp4i_kernel {
   int static_smem;    /* bytes */
   int blocks_per_sm;  /* resident CTAs per SM at the kernel's launch block size, registers permitting */
 } nvfp4i_kernel;
+
+/* The last grouped GEMM plan (host/grouped_gemm.c's plan_call: the W4A16 entry, token tile, K slices) and the
+ * shape of the call it was made for: a call of the same shape takes it instead of planning again (the plan is
+ * most of a small call's host time, and a model calls the same shapes step after step). Calls on several
+ * threads share a handle, so it has a lock of its own. */
+#define NVFP4I_PLAN_MEMO_GROUPS 256 /* calls with more groups plan every time */
+#define NVFP4I_PLAN_MEMO_KEYS 7
+typedef struct nvfp4i_plan_memo {
+  pthread_mutex_t lock;
+  int valid;
+  uint32_t key[NVFP4I_PLAN_MEMO_KEYS];        /* the call's scalars the plan reads (grouped_gemm.c) */
+  int64_t shape[NVFP4I_PLAN_MEMO_GROUPS][3];   /* per group: M, N, K, all 0 for a group without work */
+  int64_t cap;                                 /* the plan */
+  uint32_t slices;
+  int fixed_width;
+} nvfp4i_plan_memo;
 
 struct nvfp4_handle {
   CUcontext ctx;
@@ -51,9 +69,11 @@ struct nvfp4_handle {
    * they are (the f16 and bf16 entries) instead of copying them into B tiles in scratch first (the *_tiles
    * entries, the default with a scratch pool). For measuring both ways and testing the in-place entries. */
   int w4a16_in_place;
-  /* nvfp4_set_weights_stable's option, 0 or 1: the handle's one field that changes after nvfp4_create, so
-   * atomic; a call reads it once (nvfp4i_weights_stable) */
+  /* nvfp4_set_weights_stable's option, 0 or 1: an option that changes after nvfp4_create, so atomic; a call
+   * reads it once (nvfp4i_weights_stable) */
   atomic_int weights_stable;
+  /* the other field that changes after nvfp4_create, under its lock */
+  nvfp4i_plan_memo plan_memo;
 };
 
 /* The handle's weights-stable option as a call reads it: once, whatever another thread sets meanwhile. */

@@ -252,6 +252,64 @@ START_TEST(the_dual_gemm_checks_its_second_weights) {
 }
 END_TEST
 
+/* What decides a GEMM launch's plan: its entry and each descriptor's tile width and K bytes (the slices). */
+typedef struct plan_sig {
+  const char *entry;
+  uint32_t descs, t[8], kbytes[8];
+} plan_sig;
+
+static plan_sig gemm_plan_sig(long i) {
+  plan_sig sig;
+  CUlaunchConfig config;
+  const unsigned char *p = fake_launch(i, &sig.entry, &config);
+  sig.descs = param_u32(p, GG_P_NUM_GROUPS);
+  ck_assert_uint_le(sig.descs, 8);
+  for (uint32_t d = 0; d < sig.descs; d++) {
+    sig.t[d] = desc_u32(p, (int)d, GG_D_T);
+    sig.kbytes[d] = desc_u32(p, (int)d, GG_D_KBYTES);
+  }
+  return sig;
+}
+
+/* Shape 0: one group of 2 tiles (K split); shape 1: 132 tiles (N = 132 * 128: not split). Returns the GEMM
+ * launch's plan (the launch after the dequantize's). */
+static plan_sig call_shape(int shape) {
+  nvfp4_tensor a = activations(), b = weights_of(weights, scales, NVFP4_SF_LINEAR);
+  nvfp4_output out_c = c;
+  if (shape == 1) b.rows = 132 * 128, out_c.ld = b.rows;
+  long first = fake_launches();
+  ck_assert_msg(nvfp4_grouped_gemm(fake_handle, 1, &a, &b, &out_c, 0.5f, NULL) == NVFP4_STATUS_SUCCESS, "%s",
+                nvfp4_last_error());
+  return gemm_plan_sig(first + 1);
+}
+
+/* The handle keeps its last plan for calls of the same shape: calls alternating between two shapes whose plans
+ * differ launch, every time, what a fresh handle launches for that shape. */
+START_TEST(the_plan_memo_gives_each_shape_its_own_plan) {
+  setenv("FAKE_MEMORY_POOLS", "1", 1);
+  plan_sig fresh[2];
+  for (int shape = 0; shape < 2; shape++) {
+    create_fake_handle();
+    fresh[shape] = call_shape(shape);
+    destroy_fake_handle();
+  }
+  ck_assert_uint_gt(fresh[0].descs, 1); /* split */
+  ck_assert_uint_eq(fresh[1].descs, 1);
+  create_fake_handle();
+  for (int call = 0; call < 6; call++) {
+    int shape = call / 2 % 2; /* 0, 0, 1, 1, 0, 0: each shape once planned, once from the memo */
+    plan_sig got = call_shape(shape);
+    ck_assert_str_eq(got.entry, fresh[shape].entry);
+    ck_assert_uint_eq(got.descs, fresh[shape].descs);
+    for (uint32_t d = 0; d < got.descs; d++) {
+      ck_assert_uint_eq(got.t[d], fresh[shape].t[d]);
+      ck_assert_uint_eq(got.kbytes[d], fresh[shape].kbytes[d]);
+    }
+  }
+  destroy_fake_handle();
+}
+END_TEST
+
 Suite *grouped_split_suite(void) {
   Suite *s = suite_create("grouped_split");
   TCase *tc = tcase_create("split-K and the dual GEMM");
@@ -263,6 +321,7 @@ Suite *grouped_split_suite(void) {
   tcase_add_test(tc, the_finish_takes_gf_max_groups_to_a_launch);
   tcase_add_test(tc, the_dual_gemm_needs_a_memory_pool);
   tcase_add_test(tc, the_dual_gemm_checks_its_second_weights);
+  tcase_add_test(tc, the_plan_memo_gives_each_shape_its_own_plan);
   suite_add_tcase(s, tc);
   return s;
 }
