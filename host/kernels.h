@@ -31,7 +31,11 @@ typedef enum nvfp4i_path { NVFP4I_PATH_SM90A, NVFP4I_PATH_PORTABLE, NVFP4I_PATH_
 #define NVFP4_W4A16_WIDTH(X, type, TYPE, what, t)                                                         \
   X(NVFP4I_KERNEL_GROUPED_GEMM_W4A16_##TYPE##_T##t, "grouped GEMM (" what ", " #t "-row tiles)",          \
     NVFP4I_NAME(GW_ENTRY_NAME(type, t)), NVFP4I_NONE, GG_THREADS, GG_SMEM_LIMIT, 0, 0)
-#define NVFP4_W4A16_WIDTHS(X, type, TYPE, what)                                                           \
+/* A family: its entry of mixed widths (the portable path's entry, threads and shared memory beside it, or
+ * NVFP4I_NONE, 0, 0), then one per width. */
+#define NVFP4_W4A16_FAMILY(X, type, TYPE, what, portable, pthreads, psmem)                                \
+  X(NVFP4I_KERNEL_GROUPED_GEMM_W4A16_##TYPE, "grouped GEMM (" what ")", NVFP4I_NAME(GW_MIXED_ENTRY_NAME(type)), \
+    portable, GG_THREADS, GG_SMEM_LIMIT, pthreads, psmem)                                                 \
   NVFP4_W4A16_WIDTH(X, type, TYPE, what, 32) NVFP4_W4A16_WIDTH(X, type, TYPE, what, 64)                   \
   NVFP4_W4A16_WIDTH(X, type, TYPE, what, 96) NVFP4_W4A16_WIDTH(X, type, TYPE, what, 128)                  \
   NVFP4_W4A16_WIDTH(X, type, TYPE, what, 160) NVFP4_W4A16_WIDTH(X, type, TYPE, what, 192)                 \
@@ -55,20 +59,10 @@ typedef enum nvfp4i_path { NVFP4I_PATH_SM90A, NVFP4I_PATH_PORTABLE, NVFP4I_PATH_
     GEMV_MAX_DYNAMIC_SMEM)                                                                                \
   X(NVFP4I_KERNEL_GROUPED_GEMM, "grouped GEMM (NVFP4 activations)", "nvfp4_grouped_gemm_sm90a",           \
     NVFP4I_NONE, GG_THREADS, GG_SMEM_LIMIT, 0, 0)                                                         \
-  X(NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16, "grouped GEMM (f16 activations)",                               \
-    NVFP4I_NAME(GW_MIXED_ENTRY_NAME(f16)), NVFP4I_NAME(PG_ENTRY_F16), GG_THREADS, GG_SMEM_LIMIT,           \
-    PG_THREADS, PG_SMEM_BYTES)                                                                            \
-  NVFP4_W4A16_WIDTHS(X, f16, F16, "f16 activations")                                                      \
-  X(NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES, "grouped GEMM (f16 or NVFP4 activations as f16 B tiles)", \
-    NVFP4I_NAME(GW_MIXED_ENTRY_NAME(f16_tiles)), NVFP4I_NONE, GG_THREADS, GG_SMEM_LIMIT, 0, 0)             \
-  NVFP4_W4A16_WIDTHS(X, f16_tiles, F16_TILES, "f16 or NVFP4 activations as f16 B tiles")                  \
-  X(NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16, "grouped GEMM (bf16 activations)",                             \
-    NVFP4I_NAME(GW_MIXED_ENTRY_NAME(bf16)), NVFP4I_NAME(PG_ENTRY_BF16), GG_THREADS, GG_SMEM_LIMIT,         \
-    PG_THREADS, PG_SMEM_BYTES)                                                                            \
-  NVFP4_W4A16_WIDTHS(X, bf16, BF16, "bf16 activations")                                                   \
-  X(NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_TILES, "grouped GEMM (bf16 activations as B tiles)",             \
-    NVFP4I_NAME(GW_MIXED_ENTRY_NAME(bf16_tiles)), NVFP4I_NONE, GG_THREADS, GG_SMEM_LIMIT, 0, 0)            \
-  NVFP4_W4A16_WIDTHS(X, bf16_tiles, BF16_TILES, "bf16 activations as B tiles")                             \
+  NVFP4_W4A16_FAMILY(X, f16, F16, "f16 activations", NVFP4I_NAME(PG_ENTRY_F16), PG_THREADS, PG_SMEM_BYTES)   \
+  NVFP4_W4A16_FAMILY(X, f16_tiles, F16_TILES, "f16 or NVFP4 activations as f16 B tiles", NVFP4I_NONE, 0, 0) \
+  NVFP4_W4A16_FAMILY(X, bf16, BF16, "bf16 activations", NVFP4I_NAME(PG_ENTRY_BF16), PG_THREADS, PG_SMEM_BYTES) \
+  NVFP4_W4A16_FAMILY(X, bf16_tiles, BF16_TILES, "bf16 activations as B tiles", NVFP4I_NONE, 0, 0)          \
   X(NVFP4I_KERNEL_GROUPED_FINISH, "grouped GEMM finish (split-K, dual GEMM)", NVFP4I_NAME(GF_ENTRY),       \
     NVFP4I_NAME(GF_SM80_ENTRY), GF_THREADS, 0, GF_THREADS, 0)                                             \
   X(NVFP4I_KERNEL_DEQUANTIZE, "dequantize", NVFP4I_NAME(DEQ_ENTRY), NVFP4I_NAME(DEQ_SM80_ENTRY),          \
