@@ -151,32 +151,27 @@ static gw_family w4a16_family(nvfp4_dtype type, int b_tiles) {
   return b_tiles ? GW_FAMILY_BF16_TILES : GW_FAMILY_BF16;
 }
 
-/* The W4A16 entry of a family: the one of tiles `width` rows wide where `fixed_width` (sm_90a), else the entry
- * of mixed widths (the portable path's only one). */
+/* The token tile widths with entries of their own: the B-tiles families' (grouped_gemm_w4a16_widths.inc); the
+ * families reading activations in place have their entries of mixed widths alone. */
+enum { GW_ENTRY_WIDTHS = 2 };
+static const int64_t gw_entry_widths[GW_ENTRY_WIDTHS] = {128, 256};
+
+/* The W4A16 entry of a family: the one of tiles `width` rows wide where `fixed_width` (sm_90a;
+ * NVFP4I_KERNEL_COUNT where the family has none of that width), else the entry of mixed widths (the portable
+ * path's only one). */
 static nvfp4i_kernel_id w4a16_entry(gw_family family, int fixed_width, int64_t width) {
   static const nvfp4i_kernel_id mixed[GW_FAMILY_COUNT] = {
       NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16,
       NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_TILES};
-  static const nvfp4i_kernel_id fixed[GW_FAMILY_COUNT][GG_T_MAX / GG_T_GRAIN] = {
-      {NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T32, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T64,
-       NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T96, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T128,
-       NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T160, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T192,
-       NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T224, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_T256},
-      {NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_T32, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_T64,
-       NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_T96, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_T128,
-       NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_T160, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_T192,
-       NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_T224, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_T256},
-      {NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T32, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T64,
-       NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T96, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T128,
-       NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T160, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T192,
-       NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T224, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T256},
-      {NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_TILES_T32, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_TILES_T64,
-       NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_TILES_T96, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_TILES_T128,
-       NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_TILES_T160, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_TILES_T192,
-       NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_TILES_T224, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_TILES_T256}};
+  static const nvfp4i_kernel_id fixed[GW_FAMILY_COUNT][GW_ENTRY_WIDTHS] = {
+      {NVFP4I_KERNEL_COUNT, NVFP4I_KERNEL_COUNT},
+      {NVFP4I_KERNEL_COUNT, NVFP4I_KERNEL_COUNT},
+      {NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T128, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T256},
+      {NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_TILES_T128, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_TILES_T256}};
   if (!fixed_width) return mixed[family];
-  size_t at = width > GG_T_GRAIN ? (size_t)(width / GG_T_GRAIN) - 1 : 0; /* 32 .. 256 */
-  return fixed[family][at];
+  for (int i = 0; i < GW_ENTRY_WIDTHS; i++)
+    if (gw_entry_widths[i] == width) return fixed[family][i];
+  return NVFP4I_KERNEL_COUNT;
 }
 
 /* The W4A16 entry for the call's tiles, as planned, of the family reading activations of `type`. */
@@ -193,14 +188,18 @@ static void find_entries(const nvfp4_handle *h, gg_call *call) {
     if (has_work(call, g)) families[w4a16_family(call->dense[g].dtype, call->b_tiles)] = 1;
   int any = 0;
   for (int f = 0; f < GW_FAMILY_COUNT; f++) any |= families[f];
-  call->widths = any ? (1u << GG_T_MAX / GG_T_GRAIN) - 1 : 0;
+  call->widths = 0;
+  for (int i = 0; any && h->path == NVFP4I_PATH_SM90A && i < GW_ENTRY_WIDTHS; i++)
+    call->widths |= 1u << (gw_entry_widths[i] / GG_T_GRAIN - 1);
   call->mixed = 1;
   for (int f = 0; f < GW_FAMILY_COUNT; f++) {
     if (!families[f]) continue;
     call->mixed &= h->kernels[w4a16_entry((gw_family)f, 0, 0)].fn != NULL;
-    for (int64_t width = GG_T_GRAIN; width <= GG_T_MAX; width += GG_T_GRAIN)
-      if (h->path != NVFP4I_PATH_SM90A || h->kernels[w4a16_entry((gw_family)f, 1, width)].fn == NULL)
-        call->widths &= ~(1u << (width / GG_T_GRAIN - 1));
+    for (int i = 0; i < GW_ENTRY_WIDTHS; i++) {
+      nvfp4i_kernel_id id = w4a16_entry((gw_family)f, 1, gw_entry_widths[i]);
+      if (id == NVFP4I_KERNEL_COUNT || h->kernels[id].fn == NULL)
+        call->widths &= ~(1u << (gw_entry_widths[i] / GG_T_GRAIN - 1));
+    }
   }
 }
 

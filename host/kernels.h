@@ -22,24 +22,25 @@
  * cubins for sm_80, sm_86, sm_89 and PTX that the driver JIT-compiles on newer GPUs). */
 typedef enum nvfp4i_path { NVFP4I_PATH_SM90A, NVFP4I_PATH_PORTABLE, NVFP4I_PATH_COUNT } nvfp4i_path;
 
-/* The sm_90a W4A16 grouped GEMM has, per activation type, an entry of mixed widths (the family's id,
- * NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16 / _BF16, which on the portable path names its one entry) and one per
- * token tile width (GW_ENTRY_NAME of grouped_gemm_layout.h: one width per function is what lets its decode
- * overlap its wgmmas), sm_90a only. The f16_tiles and bf16_tiles families (sm_90a only) read activations from
- * B tiles (NVFP4 ones dequantized there, dense ones copied), whose K order they decode the weights in
- * (dequantize_layout.h). */
+/* The sm_90a W4A16 grouped GEMM has four families of entries: f16 and bf16 activations read in place (weights
+ * in natural K order; their entries of mixed widths, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16 / _BF16, name the
+ * portable path's one entry too), and f16_tiles and bf16_tiles, sm_90a only, which read activations from B
+ * tiles (NVFP4 ones dequantized there, dense ones copied) and decode the weights in their K order
+ * (dequantize_layout.h). Each has an entry of mixed widths; the tiles families also one per token tile width
+ * of gw_entry_widths (GW_ENTRY_NAME of grouped_gemm_layout.h: one width per function is what lets its decode
+ * overlap its wgmmas; ptx/sm90a/grouped_gemm_w4a16_widths.inc says which). */
 #define NVFP4_W4A16_WIDTH(X, type, TYPE, what, t)                                                         \
   X(NVFP4I_KERNEL_GROUPED_GEMM_W4A16_##TYPE##_T##t, "grouped GEMM (" what ", " #t "-row tiles)",          \
     NVFP4I_NAME(GW_ENTRY_NAME(type, t)), NVFP4I_NONE, GG_THREADS, GG_SMEM_LIMIT, 0, 0)
-/* A family: its entry of mixed widths (the portable path's entry, threads and shared memory beside it, or
- * NVFP4I_NONE, 0, 0), then one per width. */
-#define NVFP4_W4A16_FAMILY(X, type, TYPE, what, portable, pthreads, psmem)                                \
+/* A family's entry of mixed widths (the portable path's entry, threads and shared memory beside it, or
+ * NVFP4I_NONE, 0, 0) */
+#define NVFP4_W4A16_MIXED(X, type, TYPE, what, portable, pthreads, psmem)                                 \
   X(NVFP4I_KERNEL_GROUPED_GEMM_W4A16_##TYPE, "grouped GEMM (" what ")", NVFP4I_NAME(GW_MIXED_ENTRY_NAME(type)), \
-    portable, GG_THREADS, GG_SMEM_LIMIT, pthreads, psmem)                                                 \
-  NVFP4_W4A16_WIDTH(X, type, TYPE, what, 32) NVFP4_W4A16_WIDTH(X, type, TYPE, what, 64)                   \
-  NVFP4_W4A16_WIDTH(X, type, TYPE, what, 96) NVFP4_W4A16_WIDTH(X, type, TYPE, what, 128)                  \
-  NVFP4_W4A16_WIDTH(X, type, TYPE, what, 160) NVFP4_W4A16_WIDTH(X, type, TYPE, what, 192)                 \
-  NVFP4_W4A16_WIDTH(X, type, TYPE, what, 224) NVFP4_W4A16_WIDTH(X, type, TYPE, what, 256)
+    portable, GG_THREADS, GG_SMEM_LIMIT, pthreads, psmem)
+/* A B-tiles family: its entry of mixed widths, then one per width */
+#define NVFP4_W4A16_TILES(X, type, TYPE, what)                                                            \
+  NVFP4_W4A16_MIXED(X, type, TYPE, what, NVFP4I_NONE, 0, 0)                                               \
+  NVFP4_W4A16_WIDTH(X, type, TYPE, what, 128) NVFP4_W4A16_WIDTH(X, type, TYPE, what, 256)
 
 /* X(id, what it computes, sm_90a entry, portable entry or NVFP4I_NONE, then per path (sm_90a, portable) the
  * threads per CTA it is launched with and the largest dynamic shared memory it takes). A kernel the portable
@@ -59,10 +60,10 @@ typedef enum nvfp4i_path { NVFP4I_PATH_SM90A, NVFP4I_PATH_PORTABLE, NVFP4I_PATH_
     GEMV_MAX_DYNAMIC_SMEM)                                                                                \
   X(NVFP4I_KERNEL_GROUPED_GEMM, "grouped GEMM (NVFP4 activations)", "nvfp4_grouped_gemm_sm90a",           \
     NVFP4I_NONE, GG_THREADS, GG_SMEM_LIMIT, 0, 0)                                                         \
-  NVFP4_W4A16_FAMILY(X, f16, F16, "f16 activations", NVFP4I_NAME(PG_ENTRY_F16), PG_THREADS, PG_SMEM_BYTES)   \
-  NVFP4_W4A16_FAMILY(X, f16_tiles, F16_TILES, "f16 or NVFP4 activations as f16 B tiles", NVFP4I_NONE, 0, 0) \
-  NVFP4_W4A16_FAMILY(X, bf16, BF16, "bf16 activations", NVFP4I_NAME(PG_ENTRY_BF16), PG_THREADS, PG_SMEM_BYTES) \
-  NVFP4_W4A16_FAMILY(X, bf16_tiles, BF16_TILES, "bf16 activations as B tiles", NVFP4I_NONE, 0, 0)          \
+  NVFP4_W4A16_MIXED(X, f16, F16, "f16 activations", NVFP4I_NAME(PG_ENTRY_F16), PG_THREADS, PG_SMEM_BYTES)    \
+  NVFP4_W4A16_TILES(X, f16_tiles, F16_TILES, "f16 or NVFP4 activations as f16 B tiles")                   \
+  NVFP4_W4A16_MIXED(X, bf16, BF16, "bf16 activations", NVFP4I_NAME(PG_ENTRY_BF16), PG_THREADS, PG_SMEM_BYTES) \
+  NVFP4_W4A16_TILES(X, bf16_tiles, BF16_TILES, "bf16 activations as B tiles")                             \
   X(NVFP4I_KERNEL_GROUPED_FINISH, "grouped GEMM finish (split-K, dual GEMM)", NVFP4I_NAME(GF_ENTRY),       \
     NVFP4I_NAME(GF_SM80_ENTRY), GF_THREADS, 0, GF_THREADS, 0)                                             \
   X(NVFP4I_KERNEL_DEQUANTIZE, "dequantize", NVFP4I_NAME(DEQ_ENTRY), NVFP4I_NAME(DEQ_SM80_ENTRY),          \

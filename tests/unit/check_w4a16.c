@@ -193,10 +193,7 @@ START_TEST(w4a16_launches_f16_then_bf16_groups_with_dense_activation_descriptors
   set_group(&a[2], &b[2], &c[2], 1, K + 8, 256, F16, F16);
   set_group(&a[3], &b[3], &c[3], 0, K, 128, BF16, F16);
   set_group(&a[4], &b[4], &c[4], 248, K, 256, F16, F32);
-  /* an image without the entries of one width: the entry of mixed widths, every group its own t */
-  destroy_fake_handle();
-  setenv("FAKE_CUDA_MISSING", w4a16_width_entries(), 1);
-  create_fake_handle();
+  /* no memory pool: the activations read in place, by the entry of mixed widths, every group its own t */
   ck_assert_msg(nvfp4_grouped_gemm_w4a16(fake_handle, GROUPS, a, b, c, 0.75f, NULL) == NVFP4_STATUS_SUCCESS, "%s",
                 nvfp4_last_error());
   ck_assert_int_eq(fake_launches(), 2);
@@ -263,15 +260,17 @@ START_TEST(w4a16_orders_mixed_tiles_by_t_and_keeps_the_group_order_among_equal_t
   nvfp4_tensor b[COUNT];
   nvfp4_output c[COUNT];
   for (int g = 0; g < COUNT; g++) set_group(&a[g], &b[g], &c[g], m[g], K, 512, F16, F16);
+  /* B tiles (a memory pool) in an image without their entries of one width: the entry of mixed widths */
   destroy_fake_handle();
+  setenv("FAKE_MEMORY_POOLS", "1", 1);
   setenv("FAKE_CUDA_MISSING", w4a16_width_entries(), 1);
   create_fake_handle();
   ck_assert_msg(nvfp4_grouped_gemm_w4a16(fake_handle, COUNT, a, b, c, 1.0f, NULL) == NVFP4_STATUS_SUCCESS, "%s",
                 nvfp4_last_error());
   const char *entry;
   CUlaunchConfig config;
-  const unsigned char *p = fake_launch(0, &entry, &config);
-  ck_assert_uint_eq(assert_w4a16_entry(entry, "f16", p), 0);
+  const unsigned char *p = fake_launch(1, &entry, &config); /* after the activations' copy */
+  ck_assert_uint_eq(assert_w4a16_entry(entry, "f16_tiles", p), 0);
   ck_assert_uint_eq(param_u32(p, GG_P_NUM_GROUPS), COUNT);
   int seen[COUNT] = {0}, previous = -1;
   for (int i = 0; i < COUNT; i++) {
@@ -290,9 +289,14 @@ START_TEST(w4a16_orders_mixed_tiles_by_t_and_keeps_the_group_order_among_equal_t
 }
 END_TEST
 
-/* With every entry in the image the plan may fix one width for the call: then each launch runs that width's
- * entry and every descriptor has it, the tiles numbered by it; the groups and their operands as above. */
+/* With a memory pool the activations go into B tiles, whose families have entries of one width: with the
+ * plan fixed to one (NVFP4_TILE_ROWS=128), each launch runs that width's entry and every descriptor has it,
+ * the tiles numbered by it; the groups and their operands as above. */
 START_TEST(w4a16_launches_the_entry_of_the_planned_width) {
+  destroy_fake_handle();
+  setenv("FAKE_MEMORY_POOLS", "1", 1);
+  setenv("NVFP4_TILE_ROWS", "128", 1);
+  create_fake_handle();
   nvfp4_dense a[3];
   nvfp4_tensor b[3];
   nvfp4_output c[3];
@@ -301,19 +305,19 @@ START_TEST(w4a16_launches_the_entry_of_the_planned_width) {
   set_group(&a[2], &b[2], &c[2], 248, K, 256, F16, F32);
   ck_assert_msg(nvfp4_grouped_gemm_w4a16(fake_handle, 3, a, b, c, 0.75f, NULL) == NVFP4_STATUS_SUCCESS, "%s",
                 nvfp4_last_error());
-  ck_assert_int_eq(fake_launches(), 2);
+  ck_assert_int_eq(fake_launches(), 3); /* the copy into B tiles, then an f16 and a bf16 launch */
   const char *entry;
   CUlaunchConfig config;
-  const unsigned char *p = fake_launch(0, &entry, &config);
-  uint32_t t = assert_w4a16_entry(entry, "f16", p);
+  const unsigned char *p = fake_launch(1, &entry, &config);
+  uint32_t t = assert_w4a16_entry(entry, "f16_tiles", p);
+  ck_assert_uint_eq(t, 128);
   ck_assert_uint_eq(param_u32(p, GG_P_NUM_GROUPS), 2);
-  if (t > 0) { /* tiles of t rows: ceil(M / t) token tiles a group */
-    uint32_t first = (4096 / 128) * ((80 + t - 1) / t), second = 2 * ((248 + t - 1) / t);
-    ck_assert_uint_eq(param_u32(p, GG_P_TOTAL_TILES), first + second);
-    assert_w4a16_ring(p, &config, t);
-  }
-  const unsigned char *q = fake_launch(1, &entry, &config);
-  ck_assert_uint_eq(assert_w4a16_entry(entry, "bf16", q), t); /* one width for the call */
+  /* tiles of t rows: ceil(M / t) token tiles a group */
+  uint32_t first = (4096 / 128) * ((80 + t - 1) / t), second = 2 * ((248 + t - 1) / t);
+  ck_assert_uint_eq(param_u32(p, GG_P_TOTAL_TILES), first + second);
+  assert_w4a16_ring(p, &config, t);
+  const unsigned char *q = fake_launch(2, &entry, &config);
+  ck_assert_uint_eq(assert_w4a16_entry(entry, "bf16_tiles", q), t); /* one width for the call */
 }
 END_TEST
 

@@ -103,19 +103,22 @@ uint32_t assert_w4a16_entry(const char *entry, const char *type, const unsigned 
 }
 
 const char *w4a16_width_entries(void) {
-  static char list[2048];
+  static char list[512];
   int n = 0;
-  for (int t = GG_T_GRAIN; t <= GG_T_MAX; t += GG_T_GRAIN)
-    n += snprintf(list + n, sizeof list - (size_t)n, "%snvfp4_grouped_gemm_w4a16_f16_t%d_sm90a,"
-                  "nvfp4_grouped_gemm_w4a16_bf16_t%d_sm90a", n > 0 ? "," : "", t, t);
+  for (int t = 128; t <= 256; t += 128)
+    n += snprintf(list + n, sizeof list - (size_t)n, "%snvfp4_grouped_gemm_w4a16_f16_tiles_t%d_sm90a,"
+                  "nvfp4_grouped_gemm_w4a16_bf16_tiles_t%d_sm90a", n > 0 ? "," : "", t, t);
   return list;
 }
 
 const char *w4a16_entries(const char *type) {
-  static char list[2][1024];
-  char *at = list[strcmp(type, "f16") == 0 ? 0 : 1];
+  static char list[4][512];
+  static const char *const types[4] = {"f16", "bf16", "f16_tiles", "bf16_tiles"};
+  int i = 0;
+  while (i < 3 && strcmp(type, types[i]) != 0) i++;
+  char *at = list[i];
   int n = snprintf(at, sizeof list[0], "nvfp4_grouped_gemm_w4a16_%s_sm90a", type);
-  for (int t = GG_T_GRAIN; t <= GG_T_MAX; t += GG_T_GRAIN)
+  for (int t = 128; i >= 2 && t <= 256; t += 128)
     n += snprintf(at + n, sizeof list[0] - (size_t)n, ",nvfp4_grouped_gemm_w4a16_%s_t%d_sm90a", type, t);
   return at;
 }

@@ -38,8 +38,9 @@ uint64_t desc_u64(const unsigned char *block, int group, int field);
  * launch's parameter block p then holding GG_D_T = t. Returns t, or 0 for the entry of mixed widths. */
 uint32_t assert_w4a16_entry(const char *entry, const char *type, const unsigned char *p);
 
-/* Every sm_90a W4A16 entry of activation type `type` ("f16", "bf16"), comma-separated, for FAKE_CUDA_MISSING;
- * and the entries of one width of both types (an image without them: the plan takes the mixed entry). */
+/* Every sm_90a W4A16 entry of family `type` ("f16", "bf16": its entry of mixed widths; "f16_tiles",
+ * "bf16_tiles": that and its entries of one width), comma-separated, for FAKE_CUDA_MISSING; and the entries of
+ * one width of both B-tiles families (an image without them: the plan takes the mixed entry). */
 const char *w4a16_entries(const char *type);
 const char *w4a16_width_entries(void);
 
