@@ -133,6 +133,7 @@ static nvfp4_status launch_strips(const nvfp4_handle *h, nvfp4i_kernel_id id, ui
       .block = {DEQ_THREADS, 1, 1},
       .dynamic_smem = smem,
       .params = params,
+      .early_start = 1, /* both entries wait for the kernel before them before their first load */
   };
   return nvfp4i_launch_kernel(h, id, &launch, stream);
 }

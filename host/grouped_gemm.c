@@ -754,8 +754,9 @@ static nvfp4_status launch_params(nvfp4_handle *h, const gg_call *call, gg_param
       .block = {(unsigned)h->kernels[id].threads, 1, 1},
       .dynamic_smem = smem_bytes,
       .params = args,
-      /* after the grouped dequantize: set up while it runs (the entry waits for it before the tokens) */
-      .early_start = tokens_in_scratch(call),
+      /* the W4A16 entries set up while the kernel before them runs (the grouped dequantize, or whatever
+       * came before the call) and wait for it before their first load */
+      .early_start = w4a16_launches(call),
   };
   return nvfp4i_launch_kernel(h, id, &launch, stream);
 }

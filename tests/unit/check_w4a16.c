@@ -204,7 +204,7 @@ START_TEST(w4a16_launches_f16_then_bf16_groups_with_dense_activation_descriptors
   CUlaunchConfig config;
   const unsigned char *p = fake_launch(0, &entry, &config);
   ck_assert_str_eq(entry, W4A16_F16_ENTRY);
-  ck_assert_uint_eq(config.numAttrs, 0); /* launched plainly: only after nvfp4_grouped_gemm's dequantize early */
+  assert_launched_early(&config, 1, "W4A16 grouped GEMM reading its activations in place");
   ck_assert_uint_eq(param_u32(p, GG_P_NUM_GROUPS), 3);
   float alpha;
   memcpy(&alpha, p + GG_P_ALPHA, sizeof alpha);
