@@ -271,14 +271,16 @@ static uint64_t token_bytes(const gg_call *call, int g) {
  * warpgroup's weight decode with its own wgmmas; the entry of mixed widths drains its wgmmas before each
  * decode (grouped_gemm_w4a16.ptx), so its stage grows faster with t but starts lower. Fitted to the H200
  * (docs/PERFORMANCE.md: peers.py's gg1 at every fixed width; the mixed entry's per-role timelines, 1447 cycles
- * a stage at t = 32, 2190 at 96-128, 3400 at up to 256, less the bulk copies' 5-9%). What a tile costs beyond
- * its stages (its epilogue, the ring's refill); the finishing launch (its start, and the partials' bytes,
- * written by the GEMM and read back, mostly from L2, by the whole GPU), fitted to the split-K sweep. */
-#define FIXED_STAGE_CYCLES(t) (1350.0 + 5.5 * (t))
+ * a stage at t = 32, 2190 at 96-128, 3400 at up to 256, less the bulk copies' 5-9%; the entries of one width
+ * refitted once the producers' per-stage work shrank, to t = 128 against 256 on dual1, dual3 and dual4). What
+ * a tile costs beyond its stages (its epilogue, the ring's refill); the finishing launch (its start, and the
+ * partials' bytes, written by the GEMM and read back by the whole GPU: from L2 while they fit, not dual4's 50
+ * MB at four slices), fitted to the split-K sweep and dual4. */
+#define FIXED_STAGE_CYCLES(t) (150.0 + 10.2 * (t))
 #define MIXED_STAGE_CYCLES(t) (1000.0 + 8.5 * (t))
 #define TILE_CYCLES 5000.0
 #define FINISH_CYCLES 5000.0
-#define PARTIAL_CYCLES_PER_BYTE 0.0005
+#define PARTIAL_CYCLES_PER_BYTE 0.0008
 #define MAX_SLICES 8
 #define MAX_SIMULATED_SMS 1024 /* more SMs than this: no slices */
 #define SIMULATED_ROUNDS 8     /* more tiles than this many per CTA: the schedule's balance is taken as even */
