@@ -117,12 +117,14 @@ START_TEST(dequantize_rejects_bad_arguments) {
 }
 END_TEST
 
-/* The last launch: the dequantize entry, DEQ_THREADS threads, `ctas` CTAs and the staging area of `esize`. */
+/* The last launch: the dequantize entry, DEQ_THREADS threads, `ctas` CTAs and the staging area of `esize`,
+ * launched early (the entry waits for the kernel before it before its first load). */
 static const unsigned char *dequantize_launch(uint32_t ctas, int esize) {
   const char *entry;
   CUlaunchConfig config;
   const unsigned char *p = fake_launch(fake_launches() - 1, &entry, &config);
   ck_assert_str_eq(entry, DEQ_ENTRY_NAME);
+  assert_launched_early(&config, 1, "nvfp4_dequantize");
   ck_assert_uint_eq(config.blockDimX, DEQ_THREADS);
   ck_assert_uint_eq(config.blockDimY * config.blockDimZ * config.gridDimY * config.gridDimZ, 1);
   ck_assert_uint_eq(config.gridDimX, ctas);
