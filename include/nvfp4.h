@@ -19,10 +19,12 @@
  * nvfp4_create() but for its one option (nvfp4_set_weights_stable, which each call reads once), so one
  * handle may be used from several host threads at once. The library never prints and never aborts.
  *
- * Early start. The GEMVs (and nvfp4_quantize) are launched with programmatic dependent launch: a kernel may
- * start while the kernel before it on the stream still runs, and it waits for that kernel to end before it
- * reads or writes anything that kernel may touch, so stream order holds as with any launch. What the start
- * saves is the gap between dependent calls (a decode step's GEMVs: ~2-3 us of launch each);
+ * Early start. On sm_90a the GEMVs, nvfp4_quantize, nvfp4_dequantize and the kernels of the grouped, dense
+ * and dual GEMMs (but NVFP4_GROUPED_FUSED's kernel) are launched with programmatic dependent launch: a
+ * kernel may start while the kernel before it on the stream still runs, and it waits for that kernel to end
+ * before it reads or writes anything that kernel may touch, so stream order holds as with any launch. What
+ * the start saves is the gap between dependent calls (a decode step's GEMVs: ~2-3 us of launch each; ~1.5 us
+ * a grouped call);
  * nvfp4_set_weights_stable lets a GEMV also read its weights before that wait.
  *
  * Errors. On any error nothing is launched, no output byte is written, and nvfp4_last_error() holds a
