@@ -1,8 +1,8 @@
-/* nvfp4_gemv and nvfp4_gemv_w4a16: validate -> launch shape -> one launch of the family's plain entry, or of its
- * equal-steps entry where the threads of a warp would take different numbers of steps: nvfp4_gemv_sm90a and
- * nvfp4_gemv_equal_steps_sm90a for NVFP4 x (ptx/sm90a/gemv.ptx), nvfp4_gemv_w4a16_sm90a and
- * nvfp4_gemv_w4a16_equal_steps_sm90a for dense f16 / bf16 x (ptx/sm90a/gemv_w4a16.ptx). Both families take
- * the parameter block and launch shape of ptx/sm90a/gemv_layout.h and differ only in how x is staged. */
+/* nvfp4_gemv and nvfp4_gemv_w4a16: validate -> launch shape -> one launch. nvfp4_gemv (NVFP4 x,
+ * ptx/sm90a/gemv.ptx) runs nvfp4_gemv_sm90a, or nvfp4_gemv_equal_steps_sm90a where the threads of a warp would
+ * take different numbers of steps; nvfp4_gemv_w4a16 (dense f16 / bf16 x, ptx/sm90a/gemv_w4a16.ptx, tensor
+ * cores) runs nvfp4_gemv_w4a16_sm90a. Both take the parameter block of ptx/sm90a/gemv_layout.h; their launch
+ * shapes differ (4-row quads per thread group, 16-row tiles per warp group). */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,6 +26,7 @@ typedef struct gemv_params {
   float alpha;
   uint32_t x_dtype;
   uint32_t weights_stable;
+  uint32_t tiles_per_batch, tiles_per_cta, warps_per_tile_log2;
 } gemv_params;
 
 #define GEMV_PARAM_AT(field, offset) _Static_assert(offsetof(gemv_params, field) == (offset), #offset);
@@ -55,24 +56,37 @@ GEMV_PARAM_AT(y_dtype, GEMV_P_Y_DTYPE)
 GEMV_PARAM_AT(alpha, GEMV_P_ALPHA)
 GEMV_PARAM_AT(x_dtype, GEMV_P_X_DTYPE)
 GEMV_PARAM_AT(weights_stable, GEMV_P_WEIGHTS_STABLE)
+GEMV_PARAM_AT(tiles_per_batch, GEMV_P_TILES_PER_BATCH)
+GEMV_PARAM_AT(tiles_per_cta, GEMV_P_TILES_PER_CTA)
+GEMV_PARAM_AT(warps_per_tile_log2, GEMV_P_WARPS_PER_TILE_LOG2)
 #undef GEMV_PARAM_AT
-_Static_assert(GEMV_P_WEIGHTS_STABLE + sizeof(uint32_t) == GEMV_PARAM_BYTES, "GEMV_PARAM_BYTES ends the block");
+_Static_assert(GEMV_P_WARPS_PER_TILE_LOG2 + sizeof(uint32_t) == GEMV_PARAM_BYTES, "GEMV_PARAM_BYTES ends the block");
 /* the driver copies the entry's GEMV_PARAM_BYTES; the struct's size is that rounded up to its 8-byte alignment */
 _Static_assert(sizeof(gemv_params) == (GEMV_PARAM_BYTES + 7) / 8 * 8, "no padding inside the block");
 _Static_assert(1 << GEMV_THREADS_LOG2 == GEMV_THREADS, "GEMV_THREADS_LOG2");
 _Static_assert(GEMV_WARP_PARTIALS == 2 * (GEMV_THREADS / 32) * GEMV_ROWS_PER_QUAD, "two buffers of 4 rows per warp");
 _Static_assert(GEMV_PARTIALS_BUFFER_BYTES * 2 == GEMV_STATIC_SMEM, "GEMV_PARTIALS_BUFFER_BYTES: one of two");
+_Static_assert(GEMV_W4A16_PARTIALS == 2 * (GEMV_THREADS / 32) * GEMV_W4A16_TILE_ROWS,
+               "two buffers of 16 rows per warp");
+_Static_assert(GEMV_W4A16_PARTIALS_BUFFER_BYTES * 2 == GEMV_W4A16_STATIC_SMEM,
+               "GEMV_W4A16_PARTIALS_BUFFER_BYTES: one of two");
+_Static_assert(GEMV_W4A16_SMEM_PER_CHUNK >= 64 && GEMV_W4A16_SMEM_PER_CHUNK % 16 == 0, "a chunk: 32 x, 16-byte words");
 
-/* A family of GEMV kernels: its two entries (gemv_common.inc, "Ragged chunk counts") and the shared memory x
- * takes per 32-element chunk. */
-typedef struct gemv_family {
-  nvfp4i_kernel_id plain, equal_steps;
-  uint32_t smem_per_chunk;
-} gemv_family;
+/* How a GEMV takes x into shared memory: `bytes` per `k` of K, K rounded up to a whole `k` (NVFP4: 40 bytes
+ * per 32; W4A16: 8 chunks of 80 bytes per 256, the zero-padded step), with `entries` the kernels that run it. */
+typedef struct gemv_x_smem {
+  const nvfp4i_kernel_id *entries;
+  int n_entries;
+  int64_t k, bytes;
+} gemv_x_smem;
 
-static const gemv_family nvfp4_x = {NVFP4I_KERNEL_GEMV, NVFP4I_KERNEL_GEMV_EQUAL_STEPS, GEMV_SMEM_PER_CHUNK};
-static const gemv_family dense_x = {NVFP4I_KERNEL_GEMV_W4A16, NVFP4I_KERNEL_GEMV_W4A16_EQUAL_STEPS,
-                                    GEMV_W4A16_SMEM_PER_CHUNK};
+static const nvfp4i_kernel_id nvfp4_entries[] = {NVFP4I_KERNEL_GEMV, NVFP4I_KERNEL_GEMV_EQUAL_STEPS};
+static const nvfp4i_kernel_id w4a16_entries[] = {NVFP4I_KERNEL_GEMV_W4A16};
+static const gemv_x_smem nvfp4_x = {nvfp4_entries, 2, 32, GEMV_SMEM_PER_CHUNK};
+static const gemv_x_smem dense_x = {w4a16_entries, 1, 32 * GEMV_W4A16_STEP_CHUNKS,
+                                    GEMV_W4A16_STEP_CHUNKS * GEMV_W4A16_SMEM_PER_CHUNK};
+
+static int64_t x_smem_bytes(const gemv_x_smem *f, int64_t k) { return (k + f->k - 1) / f->k * f->bytes; }
 
 static nvfp4_status check_pointers(const nvfp4_handle *h, const void *a, const void *x, const void *y) {
   const nvfp4_status bad = NVFP4_STATUS_INVALID_VALUE;
@@ -83,20 +97,24 @@ static nvfp4_status check_pointers(const nvfp4_handle *h, const void *a, const v
   return NVFP4_STATUS_SUCCESS;
 }
 
-/* The shared memory x may take: what the family's kernels may be launched with on this device (227 KB less
- * their static on sm_90, less on others), or the layout's bound where the handle lacks them (the launch then
- * says so). */
-static int64_t x_smem_limit(const nvfp4_handle *h, const gemv_family *f) {
-  const nvfp4i_kernel *plain = &h->kernels[f->plain], *equal_steps = &h->kernels[f->equal_steps];
-  if (plain->fn == NULL || equal_steps->fn == NULL) return GEMV_MAX_DYNAMIC_SMEM;
-  return plain->max_dynamic_smem < equal_steps->max_dynamic_smem ? plain->max_dynamic_smem
-                                                                 : equal_steps->max_dynamic_smem;
+/* The shared memory x may take: what all the entries may be launched with on this device (227 KB less their
+ * static on sm_90, less on others), or the layout's bound where the handle lacks one (the launch then says
+ * so). */
+static int64_t x_smem_limit(const nvfp4_handle *h, const gemv_x_smem *f, int64_t layout_bound) {
+  int64_t limit = INT64_MAX;
+  for (int i = 0; i < f->n_entries; i++) {
+    const nvfp4i_kernel *k = &h->kernels[f->entries[i]];
+    if (k->fn == NULL) return layout_bound;
+    if (k->max_dynamic_smem < limit) limit = k->max_dynamic_smem;
+  }
+  return limit;
 }
 
 /* What both GEMVs ask once a and x passed their own checks: x one row of a's K per batch of a, y a->rows x 1 per
  * batch, x in the family's shared memory, the batches in the grid, a's 16-byte loads. */
 static nvfp4_status check_shape(const nvfp4_handle *h, const nvfp4_tensor *a, int64_t x_rows, int64_t x_k,
-                                int64_t x_batch, const nvfp4_output *y, const gemv_family *f) {
+                                int64_t x_batch, const nvfp4_output *y, const gemv_x_smem *f,
+                                int64_t layout_bound) {
   const nvfp4_status bad = NVFP4_STATUS_INVALID_VALUE;
   if (x_rows != 1) return nvfp4i_fail(bad, "x.rows = %lld: must be 1", (long long)x_rows);
   if (x_k != a->k) return nvfp4i_fail(bad, "x.k = %lld: must equal a.k = %lld", (long long)x_k, (long long)a->k);
@@ -104,10 +122,10 @@ static nvfp4_status check_shape(const nvfp4_handle *h, const nvfp4_tensor *a, in
     return nvfp4i_fail(bad, "x.batch = %lld: must equal a.batch = %lld", (long long)x_batch, (long long)a->batch);
   nvfp4_status status = nvfp4i_validate_output("y", y, a->rows, 1, a->batch);
   if (status != NVFP4_STATUS_SUCCESS) return status;
-  int64_t smem_limit = x_smem_limit(h, f);
-  if (a->k / 32 * f->smem_per_chunk > smem_limit)
+  int64_t smem_limit = x_smem_limit(h, f, layout_bound);
+  if (x_smem_bytes(f, a->k) > smem_limit)
     return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "a.k = %lld: GEMV holds x in shared memory, K <= %lld on this GPU",
-                       (long long)a->k, (long long)(smem_limit / f->smem_per_chunk * 32));
+                       (long long)a->k, (long long)(smem_limit / f->bytes * f->k));
   if (a->batch > GEMV_MAX_BATCH)
     return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "a.batch = %lld: at most %d batches per call",
                        (long long)a->batch, GEMV_MAX_BATCH);
@@ -119,7 +137,7 @@ static nvfp4_status validate(const nvfp4_handle *h, const nvfp4_tensor *a, const
   nvfp4_status status = check_pointers(h, a, x, y);
   if (status == NVFP4_STATUS_SUCCESS) status = nvfp4i_validate_tensor("a", a, 1);
   if (status == NVFP4_STATUS_SUCCESS) status = nvfp4i_validate_tensor("x", x, 1);
-  if (status == NVFP4_STATUS_SUCCESS) status = check_shape(h, a, x->rows, x->k, x->batch, y, &nvfp4_x);
+  if (status == NVFP4_STATUS_SUCCESS) status = check_shape(h, a, x->rows, x->k, x->batch, y, &nvfp4_x, GEMV_MAX_DYNAMIC_SMEM);
   if (status == NVFP4_STATUS_SUCCESS) status = nvfp4i_validate_vector_alignment("x", x);
   return status;
 }
@@ -130,7 +148,8 @@ static nvfp4_status validate_w4a16(const nvfp4_handle *h, const nvfp4_tensor *a,
   nvfp4_status status = check_pointers(h, a, x, y);
   if (status == NVFP4_STATUS_SUCCESS) status = nvfp4i_validate_tensor("a", a, 1);
   if (status == NVFP4_STATUS_SUCCESS) status = nvfp4i_validate_dense("x", x, 1);
-  if (status == NVFP4_STATUS_SUCCESS) status = check_shape(h, a, x->rows, x->k, x->batch, y, &dense_x);
+  if (status == NVFP4_STATUS_SUCCESS) status = check_shape(h, a, x->rows, x->k, x->batch, y, &dense_x,
+                                                                   GEMV_W4A16_MAX_DYNAMIC_SMEM);
   return status;
 }
 
@@ -182,23 +201,44 @@ static gemv_params operand_params(const nvfp4_handle *h, const nvfp4_tensor *a, 
   };
 }
 
-/* Completes p with the launch shape for A (m rows, k, batch) and launches the family's entry for it. */
-static nvfp4_status launch_gemv(nvfp4_handle *h, const gemv_family *f, const nvfp4_tensor *a, gemv_params *p,
-                                CUstream stream) {
+/* The CTAs of a persistent grid that fit an SM at once: by x's shared memory (1 KB per CTA is the driver's
+ * reserve, besides the kernel's static) and by the entries' registers (a fit taken alike for all, so that the
+ * launch shape does not depend on which of them runs it). */
+static uint32_t ctas_per_sm(const nvfp4_handle *h, const gemv_x_smem *f, uint32_t smem, uint32_t static_smem) {
+  uint32_t fit = (uint32_t)h->smem_per_sm / (smem + static_smem + 1024);
+  for (int i = 0; i < f->n_entries; i++) {
+    uint32_t blocks = (uint32_t)h->kernels[f->entries[i]].blocks_per_sm;
+    if (fit > blocks) fit = blocks;
+  }
+  return fit;
+}
+
+/* The launch every GEMV makes: block GEMV_THREADS, programmatic dependent launch (every entry waits,
+ * griddepcontrol.wait, before it reads x, or before it reads anything unless p->weights_stable, and before it
+ * writes y: gemv_entry.inc, gemv_w4a16.ptx). */
+static nvfp4_status launch(nvfp4_handle *h, nvfp4i_kernel_id id, uint32_t ctas, const nvfp4_tensor *a,
+                           uint32_t smem, gemv_params *p, CUstream stream) {
+  void *params[] = {p};
+  nvfp4i_launch launch = {
+      .grid = {ctas, (unsigned)a->batch, 1},
+      .block = {GEMV_THREADS, 1, 1},
+      .dynamic_smem = smem,
+      .params = params,
+      .early_start = 1,
+  };
+  return nvfp4i_launch_kernel(h, id, &launch, stream);
+}
+
+/* Completes p with the NVFP4 GEMV's launch shape for A (m rows, k, batch) and launches its entry for it. */
+static nvfp4_status launch_gemv(nvfp4_handle *h, const nvfp4_tensor *a, gemv_params *p, CUstream stream) {
   /* Persistent grid: as many CTAs per batch as fit at once, each taking Q consecutive quads (4-row
    * groups), a tile of one quad per thread group at a time; the last tile may leave groups idle, so every
    * SM gets the same work to within one quad per CTA. */
   uint32_t chunks_per_row = p->chunks_per_row;
-  uint32_t smem = chunks_per_row * f->smem_per_chunk;
-  uint32_t ctas_per_sm = (uint32_t)h->smem_per_sm / (smem + 1024); /* 1 KB per CTA is the driver's reserve */
-  /* registers permitting: a family's two entries' fit is taken alike (NVFP4: 125 and 128 registers, 2 CTAs
-   * each), so the launch shape does not depend on which of them runs it */
-  uint32_t blocks_per_sm = (uint32_t)h->kernels[f->plain].blocks_per_sm;
-  uint32_t equal_steps_blocks = (uint32_t)h->kernels[f->equal_steps].blocks_per_sm;
-  if (blocks_per_sm > equal_steps_blocks) blocks_per_sm = equal_steps_blocks;
-  if (ctas_per_sm > blocks_per_sm) ctas_per_sm = blocks_per_sm;
+  uint32_t smem = (uint32_t)x_smem_bytes(&nvfp4_x, a->k);
   uint32_t quads = (uint32_t)((a->rows + GEMV_ROWS_PER_QUAD - 1) / GEMV_ROWS_PER_QUAD);
-  uint64_t per_batch = (uint64_t)h->sm_count * ctas_per_sm / (uint64_t)a->batch;
+  /* without its 256 bytes of static shared memory, as its launch shapes were measured */
+  uint64_t per_batch = (uint64_t)h->sm_count * ctas_per_sm(h, &nvfp4_x, smem, 0) / (uint64_t)a->batch;
   if (per_batch < 1) per_batch = 1;
   uint32_t quads_per_cta = (uint32_t)((quads + per_batch - 1) / per_batch);
   uint32_t ctas = (quads + quads_per_cta - 1) / quads_per_cta;
@@ -227,23 +267,36 @@ static nvfp4_status launch_gemv(nvfp4_handle *h, const gemv_family *f, const nvf
   p->lanes_per_row_log2 = lanes_log2;
   p->quads_per_batch = quads;
   p->quads_per_cta = quads_per_cta;
-  void *params[] = {p};
-  nvfp4i_launch launch = {
-      .grid = {ctas, (unsigned)a->batch, 1},
-      .block = {GEMV_THREADS, 1, 1},
-      .dynamic_smem = smem,
-      .params = params,
-      /* programmatic dependent launch: every entry waits (griddepcontrol.wait) before it reads x, or before
-       * it reads anything unless p->weights_stable, and before it writes y (gemv_entry.inc) */
-      .early_start = 1,
-  };
   /* Where the width still leaves threads of one warp with different step counts (the chunks left over,
    * chunks % lanes, end inside a warp: not a multiple of 32), the equal-steps entry runs, whose threads
    * all take the same number of steps (4096x6368x8, 199 chunks on 32 lanes: 42.7 us against 51.6). Its
    * guards cost 1-4% on shapes without split warps (256x7168x1, 224 chunks on 128 lanes, whose fourth warp
    * stops a step early as a whole: 6.28 against 6.13 us), so it runs only where warps split. */
   int split = chunks_per_row % (1u << lanes_log2) % 32 != 0;
-  return nvfp4i_launch_kernel(h, split ? f->equal_steps : f->plain, &launch, stream);
+  return launch(h, split ? NVFP4I_KERNEL_GEMV_EQUAL_STEPS : NVFP4I_KERNEL_GEMV, ctas, a, smem, p, stream);
+}
+
+/* Completes p with the W4A16 GEMV's launch shape for A and launches it (gemv_w4a16.ptx). Persistent grid as
+ * the NVFP4 GEMV's, in tiles of 16 rows (one mma's A): as many CTAs per batch as fit at once, each taking T
+ * consecutive tiles. A CTA's 8 warps work in groups of W; a group takes a tile at a time and its warps split
+ * the tile's K steps (256 of K each), adding their sums in shared memory: W as large as lets the CTA's T
+ * tiles keep every group busy (8 groups of one warp from T = 8 on, where no warp waits for another), and at
+ * most the steps, so every warp of a group has one. */
+static nvfp4_status launch_w4a16(nvfp4_handle *h, const nvfp4_tensor *a, gemv_params *p, CUstream stream) {
+  uint32_t smem = (uint32_t)x_smem_bytes(&dense_x, a->k);
+  uint32_t steps = (p->chunks_per_row + GEMV_W4A16_STEP_CHUNKS - 1) / GEMV_W4A16_STEP_CHUNKS;
+  uint32_t tiles = (uint32_t)((a->rows + GEMV_W4A16_TILE_ROWS - 1) / GEMV_W4A16_TILE_ROWS);
+  uint64_t per_batch =
+      (uint64_t)h->sm_count * ctas_per_sm(h, &dense_x, smem, GEMV_W4A16_STATIC_SMEM) / (uint64_t)a->batch;
+  if (per_batch < 1) per_batch = 1;
+  uint32_t tiles_per_cta = (uint32_t)((tiles + per_batch - 1) / per_batch);
+  uint32_t ctas = (tiles + tiles_per_cta - 1) / tiles_per_cta;
+  uint32_t warps_log2 = floor_log2(GEMV_THREADS / 32);
+  uint32_t groups_log2 = ceil_log2(min_u32(tiles_per_cta, GEMV_THREADS / 32));
+  p->tiles_per_batch = tiles;
+  p->tiles_per_cta = tiles_per_cta;
+  p->warps_per_tile_log2 = min_u32(warps_log2 - groups_log2, floor_log2(steps));
+  return launch(h, NVFP4I_KERNEL_GEMV_W4A16, ctas, a, smem, p, stream);
 }
 
 NVFP4_API nvfp4_status nvfp4_gemv(nvfp4_handle *h, const nvfp4_tensor *a, const nvfp4_tensor *x,
@@ -257,7 +310,7 @@ NVFP4_API nvfp4_status nvfp4_gemv(nvfp4_handle *h, const nvfp4_tensor *a, const 
   p.x_batch_stride = (uint64_t)x->batch_stride;
   p.x_sf_batch_stride = (uint64_t)x->sf_batch_stride;
   p.x_sf_pair_step = nvfp4i_sf_steps_of(x).quad_step; /* x's scales step from chunk pair to chunk pair */
-  return launch_gemv(h, &nvfp4_x, a, &p, stream);
+  return launch_gemv(h, a, &p, stream);
 }
 
 NVFP4_API nvfp4_status nvfp4_gemv_w4a16(nvfp4_handle *h, const nvfp4_tensor *a, const nvfp4_dense *x,
@@ -270,5 +323,5 @@ NVFP4_API nvfp4_status nvfp4_gemv_w4a16(nvfp4_handle *h, const nvfp4_tensor *a, 
   /* bytes; a single batch's stride is never used (and may be anything) */
   p.x_batch_stride = a->batch > 1 ? (uint64_t)x->batch_stride * (uint64_t)nvfp4i_dtype_size(x->dtype) : 0;
   p.x_dtype = (uint32_t)x->dtype;
-  return launch_gemv(h, &dense_x, a, &p, stream);
+  return launch_w4a16(h, a, &p, stream);
 }

@@ -52,12 +52,8 @@ typedef enum nvfp4i_path { NVFP4I_PATH_SM90A, NVFP4I_PATH_PORTABLE, NVFP4I_PATH_
   X(NVFP4I_KERNEL_GEMV_EQUAL_STEPS, "GEMV", NVFP4I_NAME(GEMV_ENTRY_EQUAL_STEPS),                          \
     NVFP4I_NAME(GEMV_SM80_ENTRY_EQUAL_STEPS), GEMV_THREADS, GEMV_MAX_DYNAMIC_SMEM, GEMV_THREADS,          \
     GEMV_MAX_DYNAMIC_SMEM)                                                                                \
-  X(NVFP4I_KERNEL_GEMV_W4A16, "W4A16 GEMV", NVFP4I_NAME(GEMV_W4A16_ENTRY_PLAIN),                          \
-    NVFP4I_NAME(GEMV_W4A16_SM80_ENTRY_PLAIN), GEMV_THREADS, GEMV_MAX_DYNAMIC_SMEM, GEMV_THREADS,          \
-    GEMV_MAX_DYNAMIC_SMEM)                                                                                \
-  X(NVFP4I_KERNEL_GEMV_W4A16_EQUAL_STEPS, "W4A16 GEMV", NVFP4I_NAME(GEMV_W4A16_ENTRY_EQUAL_STEPS),        \
-    NVFP4I_NAME(GEMV_W4A16_SM80_ENTRY_EQUAL_STEPS), GEMV_THREADS, GEMV_MAX_DYNAMIC_SMEM, GEMV_THREADS,    \
-    GEMV_MAX_DYNAMIC_SMEM)                                                                                \
+  X(NVFP4I_KERNEL_GEMV_W4A16, "W4A16 GEMV", NVFP4I_NAME(GEMV_W4A16_ENTRY), NVFP4I_NAME(GEMV_W4A16_SM80_ENTRY), \
+    GEMV_THREADS, GEMV_W4A16_MAX_DYNAMIC_SMEM, GEMV_THREADS, GEMV_W4A16_MAX_DYNAMIC_SMEM)                  \
   X(NVFP4I_KERNEL_GROUPED_GEMM, "grouped GEMM (NVFP4 activations)", "nvfp4_grouped_gemm_sm90a",           \
     NVFP4I_NONE, GG_THREADS, GG_SMEM_LIMIT, 0, 0)                                                         \
   NVFP4_W4A16_MIXED(X, f16, F16, "f16 activations", NVFP4I_NAME(PG_ENTRY_F16), PG_THREADS, PG_SMEM_BYTES)    \

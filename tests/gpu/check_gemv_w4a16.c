@@ -1,5 +1,6 @@
 /* W4A16 GEMV (nvfp4_gemv_w4a16) on the GPU against the float64 reference under the docs/ACCURACY.md bar: GPU
- * MODE's GEMV shapes with f16 and bf16 x, tails in M, K of 1, 2, 3 and odd numbers of chunks, the largest K, both
+ * MODE's GEMV shapes with f16 and bf16 x, tails in M (16-row tiles), K of 1, 2, 3 and odd numbers of chunks (a
+ * partial last step of 256), 1 to 8 warps per tile, the largest K, both
  * scale layouts of A (garbage in BLOCKED padding), strided A and y, alpha, every output type, NaN scales, x off
  * its 16-byte alignment (the kernel's 2-byte staging) for every batch or only some, CUDA graph replay, failed
  * calls that write nothing, a chain of dependent calls under programmatic dependent launch (gemv_chain.h),
@@ -52,7 +53,7 @@ static const gemv_w4a16_gpu_case cases[] = {
     CASE(4096, 7168, 8, LIN, F16, BF16, 1.0f, 0, 1, -1, 0, 0, 0),
     CASE(7168, 2048, 4, LIN, BF16, F16, 1.0f, 0, 1, -1, 0, 0, 0),
     CASE(7168, 2048, 4, BLK, F32, BF16, 1.0f, 0, 1, -1, 0, 0, 0),
-    /* tails in M (the tile is 4 rows); K = 32, 64 and odd numbers of chunks (3, 33, 199, prime); batches */
+    /* tails in M (the tile is 16 rows); K = 32, 64 and odd numbers of chunks (3, 33, 199, prime); batches */
     CASE(1, 32, 1, LIN, F16, F16, 1.0f, 0, 1, -1, 0, 0, 1),
     CASE(7, 64, 3, BLK, F32, BF16, 1.0f, 0, 1, -1, 0, 0, 1),
     CASE(33, 96, 2, LIN, BF16, F16, 1.0f, 0, 1, -1, 0, 0, 1),
@@ -61,18 +62,29 @@ static const gemv_w4a16_gpu_case cases[] = {
     CASE(65, 96, 8, BLK, F16, F16, 1.0f, 0, 1, -1, 0, 0, 1),
     CASE(1000, 640, 5, BLK, BF16, BF16, 1.0f, 0, 1, -1, 0, 0, 0),
     CASE(1, 16384, 2, LIN, F32, F16, 1.0f, 0, 1, -1, 0, 0, 0),
-    /* chunk counts the widest group does not divide (the equal-steps entry, steps past the row guarded): 200
-     * on 128 lanes with a NaN row, 200 narrowed to 8 lanes, 199 on 32 and 128 lanes, 33 on 16 */
+    /* last steps of 256 that end early (K / 32 = 200, 199, 33: the chunks past K read as the row's last
+     * against zero x), with a NaN row in some */
     CASE(300, 6400, 2, LIN, F16, F16, 1.0f, 0, 1, 77, 0, 0, 0),
     CASE(4096, 6400, 8, LIN, F16, BF16, 1.0f, 0, 1, -1, 0, 0, 0),
     CASE(4096, 6368, 8, BLK, BF16, F16, 1.0f, 0, 1, -1, 0, 0, 0),
     CASE(5, 6368, 3, LIN, F16, BF16, 1.0f, 0, 1, -1, 0, 0, 1),
     CASE(4000, 1056, 3, BLK, F16, F16, 1.0f, 0, 1, 3999, 0, 0, 0),
     CASE(257, 1056, 2, BLK, F32, BF16, -0.75f, 32, 3, -1, 0, 0, 1),
-    /* long K: past the NVFP4 GEMV's one-trip staging, and the largest x shared memory holds (1612 chunks) */
+    /* last steps of 1..7 chunks (K = 160, 224, 288, 1344), each with warps sharing the tile: 8 warps (one
+     * tile, 16 steps), 4 with 6 steps (two warps take one more), 2 (3 tiles a CTA); M past a tile by 1 and 15 */
+    CASE(17, 160, 1, LIN, F16, F16, 1.0f, 0, 1, -1, 0, 0, 1),
+    CASE(31, 224, 2, BLK, BF16, BF16, 1.0f, 0, 1, -1, 0, 0, 1),
+    CASE(16, 4096, 1, LIN, F32, F16, 1.0f, 0, 1, -1, 0, 0, 1),
+    CASE(16, 4128, 1, BLK, F16, BF16, 1.0f, 0, 1, 9, 1, 0, 1),
+    CASE(40, 1344, 1, LIN, F32, BF16, 1.0f, 0, 1, -1, 0, 0, 1),
+    CASE(12600, 288, 1, BLK, F16, F16, 1.0f, 0, 1, -1, 0, 0, 0),
+    CASE(12600, 512, 1, LIN, BF16, BF16, 1.0f, 0, 1, 12599, 3, 0, 0),
+    /* long K: past one-trip staging, and the largest x shared memory holds (361 steps of 256) */
     CASE(200, 20480, 1, LIN, F32, F16, 1.0f, 0, 1, -1, 0, 0, 0),
     CASE(77, 33888, 2, BLK, F16, BF16, 1.0f, 0, 1, -1, 0, 0, 0),
     CASE(130, 51584, 2, LIN, F32, F16, 1.0f, 0, 1, -1, 0, 0, 0),
+    CASE(130, 92416, 2, BLK, F32, BF16, 1.0f, 0, 1, -1, 0, 0, 0),
+    CASE(33, 92416, 1, LIN, F16, F16, 1.0f, 0, 1, -1, 5, 0, 0),
     /* x off its 16-byte alignment: by 1, 3, 4 and 7 elements in every batch (2-byte staging); batches 1, 3
      * or 4 elements apart beyond K, so x of some batches is aligned and of others not */
     CASE(100, 1024, 1, LIN, F16, F16, 1.0f, 0, 1, -1, 1, 0, 1),

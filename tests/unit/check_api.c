@@ -164,7 +164,7 @@ static const unsigned char *assert_gemv_launch(const char *entry_prefix, uint32_
   return p;
 }
 
-/* One call of each: nvfp4_gemv on its plain and its equal-steps entry, nvfp4_gemv_w4a16 on its plain entry. */
+/* One call of each: nvfp4_gemv on its plain and its equal-steps entry, nvfp4_gemv_w4a16 on its entry. */
 static void assert_gemvs_launch(uint32_t weights_stable) {
   gemv_args g = valid_gemv();
   ck_assert_msg(call_gemv(&g) == NVFP4_STATUS_SUCCESS, "%s", nvfp4_last_error());
@@ -179,7 +179,7 @@ static void assert_gemvs_launch(uint32_t weights_stable) {
   nvfp4_dense x = {fake_x, 1, K, L, K, K, NVFP4_DTYPE_BF16};
   ck_assert_msg(nvfp4_gemv_w4a16(fake_handle, &g.a, &x, &g.y, 1.0f, NULL) == NVFP4_STATUS_SUCCESS, "%s",
                 nvfp4_last_error());
-  assert_gemv_launch(NVFP4I_STRINGIFY(GEMV_W4A16_ENTRY_PLAIN), weights_stable, "nvfp4_gemv_w4a16");
+  assert_gemv_launch(NVFP4I_STRINGIFY(GEMV_W4A16_ENTRY), weights_stable, "nvfp4_gemv_w4a16");
 }
 
 START_TEST(gemv_launches_early_and_waits_for_its_weights_by_default) {

@@ -474,7 +474,7 @@ END_TEST
  * dense x say so; without the grouped GEMM's bf16 entry, bf16 activations say so. */
 START_TEST(dense_x_runs_the_w4a16_gemv_entries) {
   run r;
-  setenv("FAKE_CUDA_MISSING", "nvfp4_gemv_w4a16_sm90a,nvfp4_gemv_w4a16_equal_steps_sm90a", 1);
+  setenv("FAKE_CUDA_MISSING", "nvfp4_gemv_w4a16_sm90a", 1);
   run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("verify", "gemv", "--m", "70", "--k", "256", "--act", "f16"), &r);
   assert_run(&r, 1, "has no entry nvfp4_gemv_w4a16_sm90a", "verify gemv --act f16");
   run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("verify", "gemv", "--m", "70", "--k", "256"), &r);
@@ -510,7 +510,7 @@ START_TEST(info_lists_the_kernels_on_the_fake_driver) {
   assert_run(&r, 0, "kernel   nvfp4_gemv_sm90a                               128 registers", "info");
   assert_run(&r, 0, "kernel   nvfp4_grouped_gemm_sm90a                       not in this image", "info");
   assert_run(&r, 0, "kernel   nvfp4_grouped_gemm_w4a16_bf16_sm90a            128 registers", "info");
-  assert_run(&r, 0, "kernel   nvfp4_gemv_w4a16_equal_steps_sm90a             128 registers", "info");
+  assert_run(&r, 0, "kernel   nvfp4_gemv_w4a16_sm90a                         128 registers", "info");
   assert_run(&r, 0, "path     sm_90a\n", "info");
   assert_run(&r, 0, "image    embedded, cubin, loaded in", "info");
 }
