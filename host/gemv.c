@@ -137,7 +137,8 @@ static nvfp4_status validate(const nvfp4_handle *h, const nvfp4_tensor *a, const
   nvfp4_status status = check_pointers(h, a, x, y);
   if (status == NVFP4_STATUS_SUCCESS) status = nvfp4i_validate_tensor("a", a, 1);
   if (status == NVFP4_STATUS_SUCCESS) status = nvfp4i_validate_tensor("x", x, 1);
-  if (status == NVFP4_STATUS_SUCCESS) status = check_shape(h, a, x->rows, x->k, x->batch, y, &nvfp4_x, GEMV_MAX_DYNAMIC_SMEM);
+  if (status == NVFP4_STATUS_SUCCESS)
+    status = check_shape(h, a, x->rows, x->k, x->batch, y, &nvfp4_x, GEMV_MAX_DYNAMIC_SMEM);
   if (status == NVFP4_STATUS_SUCCESS) status = nvfp4i_validate_vector_alignment("x", x);
   return status;
 }
