@@ -24,8 +24,23 @@
 
 /* One group as the kernel reads it (grouped_gemm_layout.h's GG_D_* offsets). */
 typedef struct gg_desc {
-  uint64_t a, b, a_sf, b_sf, c, ldc, a_step128, b_step128;
-  uint32_t a_ld, b_ld, a_step32, a_step1, b_step32, b_step1, a_qstep, b_qstep;
+  uint64_t a, b;
+  union {
+    uint64_t a_sf;
+    uint64_t b2; /* paired dual tiles (GG_F_PAIRED; their entries read no activation scales) */
+  };
+  uint64_t b_sf, c, ldc;
+  union {
+    uint64_t a_step128;
+    uint64_t b2_sf; /* paired */
+  };
+  uint64_t b_step128;
+  uint32_t a_ld, b_ld;
+  union {
+    uint32_t a_step32;
+    float alpha2; /* paired */
+  };
+  uint32_t a_step1, b_step32, b_step1, a_qstep, b_qstep;
   uint32_t m, n, kbytes, tile_start, t, flags;
 } gg_desc;
 
@@ -50,6 +65,9 @@ GG_ASSERT_AT(gg_desc, a_ld, GG_D_A_LD);
 GG_ASSERT_AT(gg_desc, b_ld, GG_D_B_LD);
 GG_ASSERT_AT(gg_desc, a_step32, GG_D_A_STEP32);
 GG_ASSERT_AT(gg_desc, a_step1, GG_D_A_STEP1);
+GG_ASSERT_AT(gg_desc, b2, GG_D_B2);
+GG_ASSERT_AT(gg_desc, b2_sf, GG_D_B2_SF);
+GG_ASSERT_AT(gg_desc, alpha2, GG_D_ALPHA2);
 GG_ASSERT_AT(gg_desc, b_step32, GG_D_B_STEP32);
 GG_ASSERT_AT(gg_desc, b_step1, GG_D_B_STEP1);
 GG_ASSERT_AT(gg_desc, a_qstep, GG_D_A_QSTEP);
@@ -104,6 +122,7 @@ typedef struct gg_call {
   uint32_t widths;           /* bit w - 1: the image has the W4A16 entries of width 32w for the call (sm_90a) */
   int mixed;                 /* ... and those of mixed widths */
   uint32_t slices;           /* K slices per group (split-K); 1: every tile walks all of K */
+  int pairable;              /* the dual GEMM may run paired tiles (pairs_fit); it does where slices is 1 */
   /* Scratch, from the handle's pool; 0 where the call runs without. a_f16: the tokens the W4A16 entries
    * read, group after group: a dequantized as f16, in the B-tile layout (b_tiles: sm_90a, whose producers
    * then copy a token tile's half stage by one bulk copy) or rows k elements apart (the portable kernel's
@@ -131,6 +150,19 @@ static int takes(const gg_call *call, int g) {
 
 /* Products per group: the dual GEMM's two share the activations. */
 static int products(const gg_call *call) { return call->dual ? 2 : 1; }
+
+/* The dual GEMM's paired tiles (GG_F_PAIRED, grouped_gemm_layout.h): both products of GG_PAIR_N columns in one
+ * tile, gated in its epilogue, so the call writes c itself, with neither partials nor the finishing launch.
+ * The B-tile entries (sm_90a) have them, for whole K only (a K slice's sums must be added up before the gating)
+ * and groups whose b and b2 share row pitch and scale steps (pairs_fit). */
+static int paired(const gg_call *call) { return call->pairable && call->slices == 1; }
+
+/* Descriptors per group and K slice: one per product, or one for both where paired. */
+static int parts_per_slice(const gg_call *call) { return paired(call) ? 1 : products(call); }
+
+/* Whether the call ends with the finishing launch, its launches writing f32 partials: K slices to add up, or
+ * the dual GEMM's products to gate outside paired tiles. */
+static int needs_finish(const gg_call *call) { return call->slices > 1 || (call->dual && !paired(call)); }
 
 /* Whether the launches being made run a W4A16 entry (dense activations, given or dequantized). */
 static int w4a16_launches(const gg_call *call) { return call->dense != NULL || call->f16_tokens; }
@@ -222,11 +254,11 @@ static uint32_t tile_rows(const gg_call *call, int64_t m, int64_t cap) {
   return call->fixed_width ? (uint32_t)cap : token_tile_rows(m, cap);
 }
 
-/* Tiles of one product of group g, whole K. */
+/* Tiles of one part (a descriptor: one product, or a pair) of group g, whole K. */
 static uint64_t group_tiles(const gg_call *call, int g, int64_t cap) {
-  int64_t m = rows_a(call, g);
+  int64_t m = rows_a(call, g), cols = paired(call) ? GG_PAIR_N : GG_TILE_N;
   uint64_t t = tile_rows(call, m, cap);
-  return (uint64_t)((call->b[g].rows + GG_TILE_N - 1) / GG_TILE_N) * (((uint64_t)m + t - 1) / t);
+  return (uint64_t)((call->b[g].rows + cols - 1) / cols) * (((uint64_t)m + t - 1) / t);
 }
 
 /* ---- K slices (split-K). A slice is a run of whole K stages (GG_K_STEP elements); group g's K stages are
@@ -326,7 +358,7 @@ static double makespan(const gg_call *call, int sm_count) {
   double total = 0, longest = 0;
   for (int g = 0; g < call->num_groups; g++) {
     if (!has_work(call, g)) continue;
-    uint64_t n = group_tiles(call, g, call->cap) * products(call) * group_slices(call, g);
+    uint64_t n = group_tiles(call, g, call->cap) * parts_per_slice(call) * group_slices(call, g);
     double cost =
         slice_stages(call, g) * stage_cycles(call, tile_rows(call, rows_a(call, g), call->cap)) + TILE_CYCLES;
     units += n;
@@ -344,7 +376,7 @@ static double makespan(const gg_call *call, int sm_count) {
   for (uint32_t t = GG_T_MAX; t >= GG_T_GRAIN; t -= GG_T_GRAIN)
     for (int g = 0; g < call->num_groups; g++)
       if (has_work(call, g) && tile_rows(call, rows_a(call, g), call->cap) == t)
-        snake_add(&s, group_tiles(call, g, call->cap) * products(call) * group_slices(call, g),
+        snake_add(&s, group_tiles(call, g, call->cap) * parts_per_slice(call) * group_slices(call, g),
                   slice_stages(call, g) * stage_cycles(call, t) + TILE_CYCLES);
   double worst = 0, load = 0;
   for (uint64_t i = 0; i < grid; i++) {
@@ -364,7 +396,7 @@ static double finish_cycles(const gg_call *call) {
 static uint64_t call_parts(const gg_call *call) {
   uint64_t parts = 0;
   for (int g = 0; g < call->num_groups; g++)
-    if (has_work(call, g)) parts += (uint64_t)products(call) * group_slices(call, g);
+    if (has_work(call, g)) parts += (uint64_t)parts_per_slice(call) * group_slices(call, g);
   return parts;
 }
 
@@ -381,14 +413,14 @@ typedef struct gg_plan {
 static void try_slices(gg_call *call, gg_plan *best, int sm_count, int may_split, int forced) {
   uint64_t tiles = 0;
   for (int g = 0; g < call->num_groups; g++)
-    if (has_work(call, g)) tiles += group_tiles(call, g, call->cap) * products(call);
+    if (has_work(call, g)) tiles += group_tiles(call, g, call->cap) * parts_per_slice(call);
   int split = may_split && tiles < (uint64_t)sm_count && sm_count <= MAX_SIMULATED_SMS;
   uint32_t first = 1, last = split ? MAX_SLICES : 1;
   if (split && forced > 0) first = last = (uint32_t)forced;
   for (uint32_t slices = first; slices <= last; slices++) {
     call->slices = slices;
     if (slices > 1 && call_parts(call) > GG_MAX_GROUPS) continue;
-    double cycles = makespan(call, sm_count) + (slices > 1 || call->dual ? finish_cycles(call) : 0);
+    double cycles = makespan(call, sm_count) + (needs_finish(call) ? finish_cycles(call) : 0);
     if (best->cycles < 0 || cycles < best->cycles)
       *best = (gg_plan){cycles, call->cap, slices, call->fixed_width};
   }
@@ -423,7 +455,7 @@ static void plan_key(const gg_call *call, int may_split, uint32_t key[NVFP4I_PLA
   const uint32_t k[NVFP4I_PLAN_MEMO_KEYS] = {(uint32_t)call->num_groups, (uint32_t)products(call),
                                              (uint32_t)call->cap_max,    call->widths,
                                              (uint32_t)call->mixed,      (uint32_t)may_split,
-                                             call->dense != NULL};
+                                             call->dense != NULL,        (uint32_t)call->pairable};
   memcpy(key, k, sizeof k);
 }
 
@@ -565,6 +597,21 @@ static uint32_t scale_copy_flags(const nvfp4_tensor *t, uint32_t bulk, uint32_t 
   return base % 4 == 0 && (t->sf_layout != NVFP4_SF_LINEAR || t->rows == 1 || t->sf_ld % 4 == 0) ? words : 0;
 }
 
+/* Whether every group with work may run paired tiles: b2 addressed as b is (row pitch, scale steps), which
+ * the kernel reads b2 by. Their scales go row by row, as words where both operands' allow (the second
+ * argument of scale_copy_flags: a BLOCKED row block holds both halves of a pair, interleaved). */
+static int pairs_fit(const gg_call *call) {
+  for (int g = 0; g < call->num_groups; g++) {
+    if (!has_work(call, g)) continue;
+    const nvfp4_tensor *b = &call->b[g], *b2 = &call->b2[g];
+    nvfp4i_sf_steps s = nvfp4i_sf_steps_of(b), s2 = nvfp4i_sf_steps_of(b2);
+    if (b->ld != b2->ld || s.step128 != s2.step128 || s.step32 != s2.step32 || s.step1 != s2.step1 ||
+        s.quad_step != s2.quad_step)
+      return 0;
+  }
+  return 1;
+}
+
 /* An NVFP4 operand from element k0 of K on (k0 a multiple of GG_K_STEP): data and scales advanced, every
  * step (K itself included, which BLOCKED row steps derive from) unchanged. */
 static nvfp4_tensor from_k(const nvfp4_tensor *t, int64_t k0) {
@@ -626,6 +673,14 @@ static gg_desc part_desc(const gg_call *call, int g, int product, uint32_t slice
       .t = tile_rows(call, m, call->cap),
       .flags = scale_copy_flags(&b, GG_F_B_SF_BULK, GG_F_B_SF_WORDS),
   };
+  if (paired(call)) { /* whole K: b is b1 itself */
+    const nvfp4_tensor *b2 = &call->b2[g];
+    d.b2 = (uintptr_t)b2->data;
+    d.b2_sf = (uintptr_t)b2->scales;
+    d.alpha2 = call->alpha2;
+    d.flags = GG_F_PAIRED | (scale_copy_flags(&b, GG_F_B_SF_WORDS, GG_F_B_SF_WORDS) &
+                             scale_copy_flags(b2, GG_F_B_SF_WORDS, GG_F_B_SF_WORDS));
+  }
   if (call->partials != 0) {
     uint32_t ldp = nvfp4i_finish_ldp(n);
     uint64_t index = (uint64_t)product * group_slices(call, g) + slice;
@@ -739,7 +794,8 @@ static nvfp4_status launch_params(nvfp4_handle *h, const gg_call *call, gg_param
   for (uint32_t i = 0; i < params->num_groups; i++) {
     gg_desc *d = &params->desc[i];
     d->tile_start = params->total_tiles;
-    params->total_tiles += (uint32_t)((d->n + GG_TILE_N - 1) / GG_TILE_N) * ((d->m + d->t - 1) / d->t);
+    uint32_t cols = d->flags & GG_F_PAIRED ? GG_PAIR_N : GG_TILE_N;
+    params->total_tiles += (uint32_t)((d->n + cols - 1) / cols) * ((d->m + d->t - 1) / d->t);
     if (d->t > t_max) t_max = d->t;
   }
   unsigned smem_bytes, grid;
@@ -770,7 +826,7 @@ static nvfp4_status check_launches(const nvfp4_handle *h, const gg_call *call) {
   uint64_t tiles = 0;
   uint32_t parts = 0;
   for (int g = 0; g < call->num_groups; g++)
-    for (int p = 0; takes(call, g) && p < products(call); p++)
+    for (int p = 0; takes(call, g) && p < parts_per_slice(call); p++)
       for (uint32_t s = 0; s < group_slices(call, g); s++) {
         if (parts++ % GG_MAX_GROUPS == 0) tiles = 0;
         tiles += group_tiles(call, g, call->cap);
@@ -786,7 +842,7 @@ static nvfp4_status launch_all(nvfp4_handle *h, const gg_call *call, CUstream st
   gg_params params = {.alpha = call->partials != 0 ? 1.0f : call->alpha}; /* partials: alpha at the finish */
   gg_cursor at = {0, 0};
   for (int g = 0; g < call->num_groups; g++) {
-    for (int p = 0; takes(call, g) && p < products(call); p++)
+    for (int p = 0; takes(call, g) && p < parts_per_slice(call); p++)
       for (uint32_t s = 0; s < group_slices(call, g); s++) {
         if (params.num_groups == GG_MAX_GROUPS) {
           nvfp4_status status = launch_params(h, call, &params, stream);
@@ -937,6 +993,7 @@ static nvfp4_status grouped_call(nvfp4_handle *h, gg_call *call, CUstream stream
   }
   call->f16_tokens = tokens_dequantized(h, call);
   call->b_tiles = b_tiles_fit(h, call);
+  call->pairable = call->dual && call->b_tiles && pairs_fit(call);
   call->cap_max = h->path == NVFP4I_PATH_SM90A ? GG_T_MAX : PG_T_MAX;
   find_entries(h, call);
   int work = 0;
@@ -959,7 +1016,7 @@ static nvfp4_status grouped_call(nvfp4_handle *h, gg_call *call, CUstream stream
     status = check_launches(h, call);
   }
   if (status != NVFP4_STATUS_SUCCESS) return status;
-  int partials = call->slices > 1 || call->dual;
+  int partials = needs_finish(call);
   uint64_t token_total = 0, partial_total = 0;
   for (int g = 0; g < groups; g++) {
     token_total += tokens_in_scratch(call) ? token_bytes(call, g) : 0;

@@ -24,7 +24,7 @@ typedef struct nvfp4i_kernel {
  * most of a small call's host time, and a model calls the same shapes step after step). Calls on several
  * threads share a handle, so it has a lock of its own. */
 #define NVFP4I_PLAN_MEMO_GROUPS 256 /* calls with more groups plan every time */
-#define NVFP4I_PLAN_MEMO_KEYS 7
+#define NVFP4I_PLAN_MEMO_KEYS 8
 typedef struct nvfp4i_plan_memo {
   pthread_mutex_t lock;
   int valid;

@@ -299,7 +299,7 @@ static int verify_grouped(nvfp4_handle *h, const nvfp4i_grouped_case *c, grouped
     if (v->status != NVFP4_STATUS_SUCCESS) goto free_operands;
     v->status = create_operand(&x->b, x->n, x->k, b_layout, c->pad, c->sf_misalign, &rng);
     if (v->status == NVFP4_STATUS_SUCCESS && kind == GROUPED_DUAL)
-      v->status = create_operand(&x->b2, x->n, x->k, b_layout, c->pad, c->sf_misalign, &rng);
+      v->status = create_operand(&x->b2, x->n, x->k, b_layout, c->pad + c->b2_pad, c->sf_misalign, &rng);
     if (v->status != NVFP4_STATUS_SUCCESS) {
       nvfp4i_operand_destroy(&x->a);
       nvfp4i_dense_operand_destroy(&x->dense_a);

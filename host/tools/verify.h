@@ -65,6 +65,7 @@ typedef struct nvfp4i_grouped_case {
   const nvfp4_dtype *act_dtypes;
   int act_dtype_count;
   float alpha2; /* the dual GEMM only: its up product's alpha (alpha is the gate's) */
+  int64_t b2_pad; /* the dual GEMM only: bytes b2's rows have beyond b's (pad): b2 addressed unlike b */
 } nvfp4i_grouped_case;
 
 /* Random operands, poisoned outputs, nvfp4_grouped_gemm on the stream 0, float64 reference, comparison.

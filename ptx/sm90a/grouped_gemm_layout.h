@@ -68,6 +68,17 @@
  * swizzled as the B tile, K padded with zeros to a multiple of GG_K_STEP), GG_D_A_LD the column block's bytes
  * (M * 128): a tile's half stage is one contiguous run of its rows, moved by one bulk copy */
 #define GG_F_A_B_TILES 64
+/* The dual GEMM's paired tiles (W4A16 entries reading B tiles, whole K): a tile's weight rows 0-63 are rows
+ * n0 .. n0 + 63 of b (the gate projection), rows 64-127 the same rows of b2 (the up projection), so the tile
+ * covers GG_PAIR_N output columns (ceil(N / GG_PAIR_N) tiles across N) and its epilogue gates:
+ * C = silu(alpha * a b^T) * (alpha2 * a b2^T). b2 has b's row pitch and scale steps; its scales are copied
+ * row by row (GG_F_B_SF_WORDS says whether both operands' may go as words; never GG_F_B_SF_BULK, whose row
+ * blocks interleave the two halves). The activation-scale fields, which those entries do not read, hold b2. */
+#define GG_F_PAIRED 128
+#define GG_PAIR_N 64
+#define GG_D_B2 GG_D_A_SF /* u64 b2's data */
+#define GG_D_B2_SF GG_D_A_STEP128 /* u64 b2's scales */
+#define GG_D_ALPHA2 GG_D_A_STEP32 /* f32 the up product's alpha (alpha, GG_P_ALPHA, is the gate's) */
 
 /* --- shared memory, from the dynamic window rounded up to GG_SMEM_ALIGN:
  *   [0, 1024)                barriers: full[16] at 0, empty[16] at 128, dfull[4] at 256, dempty[4] at 288

@@ -3,9 +3,10 @@
  * SiLU's curved range, tails in M, N and K, mixed K, both scale layouts, strided operands and outputs, every
  * output type, NaN scales, empty groups, a MoE layer's experts and more groups than one launch holds, and
  * graph replay. Fresh data every run, outputs poisoned before every call. Every case runs three ways: the
- * default handle's (tokens dequantized, the W4A16 kernel writing both products' f32 partials, K split where
- * its plan says, then the finishing kernel), K split into 3 slices wherever the tiles leave SMs idle
- * (NVFP4_SPLIT_K=3), and the fused kernel's (NVFP4_GROUPED_FUSED=1) writing the partials. */
+ * default handle's (tokens dequantized, then the W4A16 kernel: with whole K, paired tiles gating in the GEMM;
+ * with K split where its plan says, or b2 addressed unlike b1, both products' f32 partials and the finishing
+ * kernel), K split into 3 slices wherever the tiles leave SMs idle (NVFP4_SPLIT_K=3), and the fused kernel's
+ * (NVFP4_GROUPED_FUSED=1) writing the partials. */
 #include "graph_replay.h"
 #include "suites.h"
 #include "testdata.h"
@@ -50,6 +51,12 @@ static const dual_gpu_case cases[] = {
                     .b_layout = LIN, .dtype = F16, .alpha = 0.001f, .alpha2 = 1.0f}},
     {"strided", 1, {GROUPS(3, (70, 130, 5), (200, 129), (512, 1024)), .a_layout = BLK, .b_layout = LIN,
                     .dtype = BF16, .alpha = 0.02f, .alpha2 = -1.5f, .pad = 48, .c_pad = 5}},
+    /* b2 addressed unlike b1 (longer rows): both products' partials and the finishing kernel, whole K too */
+    {"unlike b2", 1, {GROUPS(3, (70, 130, 5), (200, 129), (512, 1024)), .a_layout = LIN, .b_layout = BLK,
+                      .dtype = F16, .alpha = 0.02f, .alpha2 = 1.0f, .b2_pad = 32}},
+    /* scales 2 bytes off their alignment: the paired tiles' scale bytes copied one by one */
+    {"misaligned scales", 1, {GROUPS(2, (40, 200), (190, 64), (512)), .a_layout = BLK, .b_layout = LIN,
+                              .dtype = BF16, .alpha = 0.05f, .alpha2 = 0.5f, .sf_misalign = 2}},
     /* NaN scales turn exactly their row / column into NaN */
     {"nan", 1, {GROUPS(2, (50, 90), (300, 140), (512)), .a_layout = LIN, .b_layout = LIN, .dtype = F16,
                 .alpha = 0.01f, .alpha2 = 1.0f, .nan = 1}},

@@ -2,8 +2,9 @@
  * into slices of whole 128-element stages, each slice a descriptor of its own whose operands start at the
  * slice's K (data, scales and dequantized tokens advanced) and whose f32 partials go to scratch; then the
  * finishing kernel sums them in slice order into c (host/grouped_gemm.c, host/grouped_finish.c). The dual
- * GEMM writes both products' partials and finishes in the SiLU mode. Without pools the dual GEMM is not
- * supported and nothing launches. */
+ * GEMM with K split, or with b1 and b2 addressed differently, writes both products' partials and finishes in
+ * the SiLU mode; with whole K it pairs them in its tiles and gates in the GEMM. Without pools the dual GEMM is
+ * not supported and nothing launches. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -189,7 +190,7 @@ START_TEST(dense_activations_go_into_b_tiles_and_start_at_their_slice) {
 END_TEST
 
 /* 300 groups, 299 with work: the finish takes GF_MAX_GROUPS of them to a launch, then the other 43, each
- * launch's partials following the previous one's */
+ * launch's partials following the previous one's (b2 rows 16 bytes longer than b1's: no paired tiles) */
 START_TEST(the_finish_takes_gf_max_groups_to_a_launch) {
   enum { GROUPS = 300, SMALL_M = 4, SMALL_N = 8, SMALL_K = 64 };
   setenv("FAKE_MEMORY_POOLS", "1", 1);
@@ -202,6 +203,7 @@ START_TEST(the_finish_takes_gf_max_groups_to_a_launch) {
     b1[g] = (nvfp4_tensor){weights, scales, SMALL_N, SMALL_K, 1, SMALL_K / 2, 0, SMALL_K / 16, 0, NVFP4_SF_LINEAR};
     b2[g] = b1[g];
     b2[g].data = weights2;
+    b2[g].ld += 16;
     cs[g] = (nvfp4_output){out, SMALL_N, 0, NVFP4_DTYPE_F16};
   }
   ck_assert_msg(nvfp4_grouped_dual_gemm_silu(fake_handle, GROUPS, a, b1, b2, cs, 1.0f, 1.0f, NULL) ==
@@ -218,6 +220,40 @@ START_TEST(the_finish_takes_gf_max_groups_to_a_launch) {
   ck_assert_uint_eq(param_u64(last, GF_P_DESCS + GF_D_GATE), base + GF_MAX_GROUPS * group_bytes);
   ck_assert_uint_eq(param_u64(last, GF_P_DESCS + GF_D_UP), base + GF_MAX_GROUPS * group_bytes + slice_bytes);
   ck_assert_uint_eq(param_u32(last, GF_P_DESCS + GF_D_BLOCK_START), 0);
+  destroy_fake_handle();
+}
+END_TEST
+
+/* Whole K, b1 and b2 addressed alike: the dual GEMM runs paired tiles (GG_F_PAIRED), one descriptor for both
+ * products, 64 columns a tile, gated in the GEMM's epilogue into c; no partials, no finishing launch. Their
+ * scales go as words even where they are BLOCKED (whose row blocks interleave a pair's halves). */
+START_TEST(whole_k_pairs_the_dual_gemms_products_in_one_launch) {
+  setenv("FAKE_MEMORY_POOLS", "1", 1);
+  setenv("NVFP4_SPLIT_K", "1", 1);
+  create_fake_handle();
+  nvfp4_tensor a = activations(), b1 = weights_of(weights, scales, NVFP4_SF_BLOCKED_128x4),
+               b2 = weights_of(weights2, scales2, NVFP4_SF_BLOCKED_128x4);
+  ck_assert_msg(nvfp4_grouped_dual_gemm_silu(fake_handle, 1, &a, &b1, &b2, &c, 0.5f, -3.0f, NULL) ==
+                    NVFP4_STATUS_SUCCESS,
+                "%s", nvfp4_last_error());
+  ck_assert_int_eq(fake_launches(), 2);
+  CUlaunchConfig config;
+  launch_of(0, DEQUANTIZE_ENTRY, &config);
+  const unsigned char *p = w4a16_launch_of(1, "f16_tiles", &config);
+  ck_assert_uint_eq(param_u32(p, GG_P_NUM_GROUPS), 1);
+  ck_assert(param_f32(p, GG_P_ALPHA) == 0.5f);
+  ck_assert(param_f32(p + GG_P_DESCS, GG_D_ALPHA2) == -3.0f);
+  uint32_t t = desc_u32(p, 0, GG_D_T);
+  ck_assert_uint_eq(param_u32(p, GG_P_TOTAL_TILES), N / GG_PAIR_N * ((M + t - 1) / t));
+  ck_assert_uint_eq(desc_u64(p, 0, GG_D_B), (uintptr_t)weights);
+  ck_assert_uint_eq(desc_u64(p, 0, GG_D_B_SF), (uintptr_t)scales);
+  ck_assert_uint_eq(desc_u64(p, 0, GG_D_B2), (uintptr_t)weights2);
+  ck_assert_uint_eq(desc_u64(p, 0, GG_D_B2_SF), (uintptr_t)scales2);
+  ck_assert_uint_eq(desc_u64(p, 0, GG_D_C), (uintptr_t)out);
+  ck_assert_uint_eq(desc_u32(p, 0, GG_D_KBYTES), K / 2);
+  uint32_t flags = desc_u32(p, 0, GG_D_FLAGS);
+  ck_assert(flags & GG_F_PAIRED && flags & GG_F_A_B_TILES && flags & GG_F_B_SF_WORDS && !(flags & GG_F_B_SF_BULK));
+  ck_assert_uint_eq(flags & GG_F_DTYPE_MASK, NVFP4_DTYPE_BF16);
   destroy_fake_handle();
 }
 END_TEST
@@ -319,6 +355,7 @@ Suite *grouped_split_suite(void) {
   tcase_add_test(tc, one_slice_writes_c_directly);
   tcase_add_test(tc, dense_activations_go_into_b_tiles_and_start_at_their_slice);
   tcase_add_test(tc, the_finish_takes_gf_max_groups_to_a_launch);
+  tcase_add_test(tc, whole_k_pairs_the_dual_gemms_products_in_one_launch);
   tcase_add_test(tc, the_dual_gemm_needs_a_memory_pool);
   tcase_add_test(tc, the_dual_gemm_checks_its_second_weights);
   tcase_add_test(tc, the_plan_memo_gives_each_shape_its_own_plan);
