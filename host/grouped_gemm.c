@@ -185,8 +185,8 @@ static gw_family w4a16_family(nvfp4_dtype type, int b_tiles) {
 
 /* The token tile widths with entries of their own: the B-tiles families' (grouped_gemm_w4a16_widths.inc); the
  * families reading activations in place have their entries of mixed widths alone. */
-enum { GW_ENTRY_WIDTHS = 2 };
-static const int64_t gw_entry_widths[GW_ENTRY_WIDTHS] = {128, 256};
+enum { GW_ENTRY_WIDTHS = 3 };
+static const int64_t gw_entry_widths[GW_ENTRY_WIDTHS] = {64, 128, 256};
 
 /* The W4A16 entry of a family: the one of tiles `width` rows wide where `fixed_width` (sm_90a;
  * NVFP4I_KERNEL_COUNT where the family has none of that width), else the entry of mixed widths (the portable
@@ -196,10 +196,12 @@ static nvfp4i_kernel_id w4a16_entry(gw_family family, int fixed_width, int64_t w
       NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16,
       NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_TILES};
   static const nvfp4i_kernel_id fixed[GW_FAMILY_COUNT][GW_ENTRY_WIDTHS] = {
-      {NVFP4I_KERNEL_COUNT, NVFP4I_KERNEL_COUNT},
-      {NVFP4I_KERNEL_COUNT, NVFP4I_KERNEL_COUNT},
-      {NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T128, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T256},
-      {NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_TILES_T128, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_TILES_T256}};
+      {NVFP4I_KERNEL_COUNT, NVFP4I_KERNEL_COUNT, NVFP4I_KERNEL_COUNT},
+      {NVFP4I_KERNEL_COUNT, NVFP4I_KERNEL_COUNT, NVFP4I_KERNEL_COUNT},
+      {NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T64, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T128,
+       NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T256},
+      {NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_TILES_T64, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_TILES_T128,
+       NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_TILES_T256}};
   if (!fixed_width) return mixed[family];
   for (int i = 0; i < GW_ENTRY_WIDTHS; i++)
     if (gw_entry_widths[i] == width) return fixed[family][i];
@@ -310,6 +312,9 @@ static uint64_t token_bytes(const gg_call *call, int g) {
  * MB at four slices), fitted to the split-K sweep and dual4. */
 #define FIXED_STAGE_CYCLES(t) (150.0 + 10.2 * (t))
 #define MIXED_STAGE_CYCLES(t) (1000.0 + 8.5 * (t))
+/* The entries of one width cost at least this a stage, whatever t: the weight decode's floor (t = 64 measured on
+ * gemm1 and gemm3, docs/PERFORMANCE.md; the line above is fitted at t = 128 and 256) */
+#define FIXED_DECODE_FLOOR 1050.0
 #define TILE_CYCLES 5000.0
 #define FINISH_CYCLES 5000.0
 #define PARTIAL_CYCLES_PER_BYTE 0.0008
@@ -318,7 +323,8 @@ static uint64_t token_bytes(const gg_call *call, int g) {
 #define SIMULATED_ROUNDS 8     /* more tiles than this many per CTA: the schedule's balance is taken as even */
 
 static double stage_cycles(const gg_call *call, uint32_t t) {
-  return call->fixed_width ? FIXED_STAGE_CYCLES(t) : MIXED_STAGE_CYCLES(t);
+  if (!call->fixed_width) return MIXED_STAGE_CYCLES(t);
+  return FIXED_STAGE_CYCLES(t) > FIXED_DECODE_FLOOR ? FIXED_STAGE_CYCLES(t) : FIXED_DECODE_FLOOR;
 }
 
 /* The snake schedule's loads, built by runs of equal-cost units: the units of a round go to CTAs 0, 1, ...,
@@ -431,8 +437,20 @@ static void try_slices(gg_call *call, gg_plan *best, int sm_count, int may_split
  * token tile whatever t is: a smaller cap only idles its warps); on sm_90a every width of an entry of one
  * width (`forced_width`, NVFP4_TILE_ROWS: that one alone; -1: the entry of mixed widths alone). `forced`
  * (NVFP4_SPLIT_K, 0: none) fixes the number of slices where a split may happen. */
+/* The widest group's rows rounded up to GG_T_GRAIN. A fixed width beyond it computes only padding past each
+ * group's rows in every tile, where the entry of mixed widths gives each group its own t; so the plan leaves
+ * such widths out while that entry is there (moe1: 3-24 tokens a group, where the stage costs fitted at
+ * t >= 64 would otherwise send it to t = 64, 444 against 389 us). */
+static int64_t widest_rows(const gg_call *call) {
+  int64_t widest = 0;
+  for (int g = 0; g < call->num_groups; g++)
+    if (has_work(call, g) && rows_a(call, g) > widest) widest = rows_a(call, g);
+  return (widest + GG_T_GRAIN - 1) / GG_T_GRAIN * GG_T_GRAIN;
+}
+
 static void plan_call(gg_call *call, int sm_count, int may_split, int forced, int forced_width) {
   gg_plan best = {-1, call->cap_max, 1, 0};
+  int64_t widest = forced_width > 0 || !call->mixed ? GG_T_MAX : widest_rows(call);
   call->fixed_width = 0;
   int64_t mixed_min = call->cap_max == GG_T_MAX ? GG_T_MAX / 2 : call->cap_max;
   /* the entry of mixed widths also when no entry is there at all: the launch check then names it */
@@ -442,7 +460,8 @@ static void plan_call(gg_call *call, int sm_count, int may_split, int forced, in
     try_slices(call, &best, sm_count, may_split, forced);
   call->fixed_width = 1;
   for (call->cap = GG_T_GRAIN; call->cap <= GG_T_MAX; call->cap += GG_T_GRAIN)
-    if ((widths >> (call->cap / GG_T_GRAIN - 1) & 1) && (forced_width <= 0 || call->cap == forced_width))
+    if ((widths >> (call->cap / GG_T_GRAIN - 1) & 1) && (forced_width <= 0 || call->cap == forced_width) &&
+        call->cap <= widest)
       try_slices(call, &best, sm_count, may_split, forced);
   call->cap = best.cap;
   call->slices = best.slices;

@@ -62,7 +62,7 @@ struct nvfp4_handle {
    * slices instead of the model's choice; 0: the model decides. For measuring the model against the GPU. */
   int split_k;
   /* NVFP4_TILE_ROWS=t at nvfp4_create (a multiple of 32 up to 256): on sm_90a, grouped GEMMs use the W4A16
-   * entry of t-row token tiles instead of the model's choice where the image has one (128 and 256, for B
+   * entry of t-row token tiles instead of the model's choice where the image has one (64, 128, 256, for B
    * tiles), else the entry of mixed widths; NVFP4_TILE_ROWS=mixed (-1 here): the entry of mixed widths; 0: the
    * model decides. For measuring the model and testing every entry. */
   int tile_rows;

@@ -40,7 +40,8 @@ typedef enum nvfp4i_path { NVFP4I_PATH_SM90A, NVFP4I_PATH_PORTABLE, NVFP4I_PATH_
 /* A B-tiles family: its entry of mixed widths, then one per width */
 #define NVFP4_W4A16_TILES(X, type, TYPE, what)                                                            \
   NVFP4_W4A16_MIXED(X, type, TYPE, what, NVFP4I_NONE, 0, 0)                                               \
-  NVFP4_W4A16_WIDTH(X, type, TYPE, what, 128) NVFP4_W4A16_WIDTH(X, type, TYPE, what, 256)
+  NVFP4_W4A16_WIDTH(X, type, TYPE, what, 64) NVFP4_W4A16_WIDTH(X, type, TYPE, what, 128)                 \
+  NVFP4_W4A16_WIDTH(X, type, TYPE, what, 256)
 
 /* X(id, what it computes, sm_90a entry, portable entry or NVFP4I_NONE, then per path (sm_90a, portable) the
  * threads per CTA it is launched with and the largest dynamic shared memory it takes). A kernel the portable

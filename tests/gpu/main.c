@@ -153,7 +153,7 @@ nvfp4_handle *gpu_split_k_handle(int slices) {
   return split;
 }
 
-const char *const gpu_tile_rows_values[GPU_TILE_ROWS_WAYS] = {"mixed", "128", "256"};
+const char *const gpu_tile_rows_values[GPU_TILE_ROWS_WAYS] = {"mixed", "64", "128", "256"};
 
 nvfp4_handle *gpu_tile_rows_handle(int way) {
   nvfp4_handle *h = handle_with("NVFP4_TILE_ROWS", gpu_tile_rows_values[way]);
