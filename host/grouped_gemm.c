@@ -616,6 +616,16 @@ static uint32_t scale_copy_flags(const nvfp4_tensor *t, uint32_t bulk, uint32_t 
   return base % 4 == 0 && (t->sf_layout != NVFP4_SF_LINEAR || t->rows == 1 || t->sf_ld % 4 == 0) ? words : 0;
 }
 
+/* Whether the W4A16 kernel may copy a row's two scale words of a stage as one 8-byte pair: LINEAR scales with
+ * base and row pitch 8-byte aligned (a row's stage starts at a multiple of 8 bytes: K slices start at
+ * multiples of GG_K_STEP). The other kernels ignore the flag. */
+static uint32_t scale_pairs_flag(const nvfp4_tensor *t) {
+  uintptr_t base = (uintptr_t)t->scales;
+  return t->sf_layout == NVFP4_SF_LINEAR && base % 8 == 0 && (t->rows == 1 || t->sf_ld % 8 == 0)
+             ? GG_F_B_SF_PAIRS
+             : 0;
+}
+
 /* Whether every group with work may run paired tiles: b2 addressed as b is (row pitch, scale steps), which
  * the kernel reads b2 by. Their scales go row by row, as words where both operands' allow (the second
  * argument of scale_copy_flags: a BLOCKED row block holds both halves of a pair, interleaved). */
@@ -690,7 +700,7 @@ static gg_desc part_desc(const gg_call *call, int g, int product, uint32_t slice
       .n = (uint32_t)n,
       .kbytes = (uint32_t)(k_len / 2),
       .t = tile_rows(call, m, call->cap),
-      .flags = scale_copy_flags(&b, GG_F_B_SF_BULK, GG_F_B_SF_WORDS),
+      .flags = scale_copy_flags(&b, GG_F_B_SF_BULK, GG_F_B_SF_WORDS) | scale_pairs_flag(&b),
   };
   if (paired(call)) { /* whole K: b is b1 itself */
     const nvfp4_tensor *b2 = &call->b2[g];
@@ -698,7 +708,8 @@ static gg_desc part_desc(const gg_call *call, int g, int product, uint32_t slice
     d.b2_sf = (uintptr_t)b2->scales;
     d.alpha2 = call->alpha2;
     d.flags = GG_F_PAIRED | (scale_copy_flags(&b, GG_F_B_SF_WORDS, GG_F_B_SF_WORDS) &
-                             scale_copy_flags(b2, GG_F_B_SF_WORDS, GG_F_B_SF_WORDS));
+                             scale_copy_flags(b2, GG_F_B_SF_WORDS, GG_F_B_SF_WORDS)) |
+              (scale_pairs_flag(&b) & scale_pairs_flag(b2));
   }
   if (call->partials != 0) {
     uint32_t ldp = nvfp4i_finish_ldp(n);

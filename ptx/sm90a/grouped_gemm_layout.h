@@ -75,6 +75,9 @@
  * row by row (GG_F_B_SF_WORDS says whether both operands' may go as words; never GG_F_B_SF_BULK, whose row
  * blocks interleave the two halves). The activation-scale fields, which those entries do not read, hold b2. */
 #define GG_F_PAIRED 128
+/* b's scales are LINEAR with base and row pitch 8-byte aligned: the W4A16 kernel copies a row's two words of
+ * a stage as one 8-byte pair (its weight scales' row path, B_SF_PACKED in grouped_gemm_common.inc) */
+#define GG_F_B_SF_PAIRS 256
 #define GG_PAIR_N 64
 #define GG_D_B2 GG_D_A_SF /* u64 b2's data */
 #define GG_D_B2_SF GG_D_A_STEP128 /* u64 b2's scales */

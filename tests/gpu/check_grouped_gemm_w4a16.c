@@ -69,11 +69,14 @@ static const w4a16_gpu_case cases[] = {
     {"every output type", 1, {GROUPS(12, (64, 7, 130, 0, 33, 200), (96, 129, 40), (256, 1056)), .alpha = 0.75f,
                               .dtypes = every_dtype, .dtype_count = 3, .a_layouts = layouts, .b_layouts = layouts,
                               .layout_count = 2, ACT(act_pairs)}},
-    /* weight scales off a 16-byte boundary (no bulk copies) and LINEAR ones off 4 bytes (byte copies) */
+    /* weight scales off a 16-byte boundary (no bulk copies), LINEAR ones off 8 bytes (4-byte words, not the
+     * 8-byte pairs) and off 4 bytes (byte copies) */
     {"blocked weight scales + 1 byte", 1, {GROUPS(3, (129, 7, 64), (130, 33), (1056, 96)), .b_layout = BLK,
                                            .dtype = F16, .alpha = 1.0f, .sf_misalign = 1, ACT(mixed)}},
     {"blocked weight scales + 4 bytes", 1, {GROUPS(2, (200, 40), (300), (2048)), .b_layout = BLK, .dtype = BF16,
                                             .alpha = 1.0f, .sf_misalign = 4, ACT(f16)}},
+    {"linear weight scales + 4 bytes", 1, {GROUPS(2, (96, 40), (300), (2048)), .b_layout = LIN, .dtype = BF16,
+                                           .alpha = 1.0f, .sf_misalign = 4, ACT(f16)}},
     {"linear weight scales + 3 bytes", 1, {GROUPS(2, (33, 100), (257), (1024)), .b_layout = LIN, .dtype = F32,
                                            .alpha = 1.0f, .sf_misalign = 3, ACT(bf16)}},
     /* NaN weight scales turn exactly their column into NaN */

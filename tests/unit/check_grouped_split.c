@@ -55,6 +55,9 @@ static void assert_slices(const unsigned char *p, int products, uint32_t slices,
       ck_assert_uint_eq(desc_u64(p, i, GG_D_A), tokens_f16 + (uint64_t)s * per * 2 * M * 128);
       ck_assert_uint_eq(desc_u32(p, i, GG_D_A_LD), M * 128);
       ck_assert(desc_u32(p, i, GG_D_FLAGS) & GG_F_A_B_TILES);
+      /* LINEAR scales 8-byte aligned (base, row pitch, every slice's start): a row's stage is one 8-byte copy */
+      ck_assert_uint_eq(desc_u32(p, i, GG_D_FLAGS) & GG_F_B_SF_PAIRS,
+                        b[pr].sf_layout == NVFP4_SF_LINEAR ? GG_F_B_SF_PAIRS : 0);
       ck_assert_uint_eq(desc_u64(p, i, GG_D_C), partials + (uint64_t)i * M * N * 4);
       ck_assert_uint_eq(desc_u64(p, i, GG_D_LDC), N);
       ck_assert_uint_eq(desc_u32(p, i, GG_D_FLAGS) & GG_F_DTYPE_MASK, NVFP4_DTYPE_F32);
@@ -258,6 +261,22 @@ START_TEST(whole_k_pairs_the_dual_gemms_products_in_one_launch) {
 }
 END_TEST
 
+/* LINEAR scales only 4-byte aligned go as words, not as 8-byte pairs */
+START_TEST(linear_scales_4_bytes_off_go_as_words) {
+  setenv("FAKE_MEMORY_POOLS", "1", 1);
+  setenv("NVFP4_SPLIT_K", "1", 1);
+  create_fake_handle();
+  nvfp4_tensor a = activations(), b = weights_of(weights, scales + 4, NVFP4_SF_LINEAR);
+  ck_assert_msg(nvfp4_grouped_gemm(fake_handle, 1, &a, &b, &c, 0.5f, NULL) == NVFP4_STATUS_SUCCESS, "%s",
+                nvfp4_last_error());
+  CUlaunchConfig config;
+  const unsigned char *p = w4a16_launch_of(fake_launches() - 1, "f16_tiles", &config);
+  uint32_t flags = desc_u32(p, 0, GG_D_FLAGS);
+  ck_assert(flags & GG_F_B_SF_WORDS && !(flags & GG_F_B_SF_PAIRS) && !(flags & GG_F_B_SF_BULK));
+  destroy_fake_handle();
+}
+END_TEST
+
 START_TEST(the_dual_gemm_needs_a_memory_pool) {
   create_fake_handle(); /* the fake's default: no pools */
   nvfp4_tensor a = activations(), b = weights_of(weights, scales, NVFP4_SF_LINEAR);
@@ -356,6 +375,7 @@ Suite *grouped_split_suite(void) {
   tcase_add_test(tc, dense_activations_go_into_b_tiles_and_start_at_their_slice);
   tcase_add_test(tc, the_finish_takes_gf_max_groups_to_a_launch);
   tcase_add_test(tc, whole_k_pairs_the_dual_gemms_products_in_one_launch);
+  tcase_add_test(tc, linear_scales_4_bytes_off_go_as_words);
   tcase_add_test(tc, the_dual_gemm_needs_a_memory_pool);
   tcase_add_test(tc, the_dual_gemm_checks_its_second_weights);
   tcase_add_test(tc, the_plan_memo_gives_each_shape_its_own_plan);
