@@ -1037,10 +1037,13 @@ static nvfp4_status grouped_call(nvfp4_handle *h, gg_call *call, CUstream stream
   if (call->dual && !has_scratch(h))
     return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED,
                        "the dual GEMM needs scratch from a memory pool, and this device has none");
-  nvfp4_status status = call->dual ? nvfp4i_check_kernel(h, NVFP4I_KERNEL_GROUPED_FINISH) : NVFP4_STATUS_SUCCESS;
-  if (status != NVFP4_STATUS_SUCCESS) return status;
+  /* K slices only where the finishing kernel is there to add them up; a dual GEMM whose products cannot
+   * pair needs it whatever the plan */
   int may_split = has_scratch(h) && h->kernels[NVFP4I_KERNEL_GROUPED_FINISH].fn != NULL;
   plan_call_memo(h, call, may_split);
+  nvfp4_status status =
+      needs_finish(call) ? nvfp4i_check_kernel(h, NVFP4I_KERNEL_GROUPED_FINISH) : NVFP4_STATUS_SUCCESS;
+  if (status != NVFP4_STATUS_SUCCESS) return status;
   for (int p = 0; p < (call->dense != NULL ? 2 : 1) && status == NVFP4_STATUS_SUCCESS; p++) {
     call->act_dtype = p == 0 ? NVFP4_DTYPE_F16 : NVFP4_DTYPE_BF16;
     status = check_launches(h, call);

@@ -277,6 +277,30 @@ START_TEST(linear_scales_4_bytes_off_go_as_words) {
 }
 END_TEST
 
+/* An image without the finishing kernel: a dual GEMM whose products pair runs without it (whole K, one
+ * launch after the tokens' dequantize); one whose b2 is addressed unlike b1 needs it, and says so, launching
+ * nothing. */
+START_TEST(the_dual_gemm_needs_the_finishing_kernel_only_where_it_does_not_pair) {
+  setenv("FAKE_MEMORY_POOLS", "1", 1);
+  setenv("FAKE_CUDA_MISSING", FINISH_ENTRY, 1);
+  create_fake_handle();
+  nvfp4_tensor a = activations(), b1 = weights_of(weights, scales, NVFP4_SF_LINEAR),
+               b2 = weights_of(weights2, scales2, NVFP4_SF_LINEAR);
+  b2.ld = K / 2 + 16; /* b2's rows 16 bytes longer: no pairs */
+  nvfp4_status s = nvfp4_grouped_dual_gemm_silu(fake_handle, 1, &a, &b1, &b2, &c, 0.5f, -3.0f, NULL);
+  assert_rejected("unlike b2", s, NVFP4_STATUS_NOT_SUPPORTED, FINISH_ENTRY);
+  b2.ld = K / 2;
+  ck_assert_msg(nvfp4_grouped_dual_gemm_silu(fake_handle, 1, &a, &b1, &b2, &c, 0.5f, -3.0f, NULL) ==
+                    NVFP4_STATUS_SUCCESS,
+                "%s", nvfp4_last_error());
+  ck_assert_int_eq(fake_launches(), 2);
+  CUlaunchConfig config;
+  const unsigned char *p = w4a16_launch_of(1, "f16_tiles", &config);
+  ck_assert(desc_u32(p, 0, GG_D_FLAGS) & GG_F_PAIRED);
+  destroy_fake_handle();
+}
+END_TEST
+
 START_TEST(the_dual_gemm_needs_a_memory_pool) {
   create_fake_handle(); /* the fake's default: no pools */
   nvfp4_tensor a = activations(), b = weights_of(weights, scales, NVFP4_SF_LINEAR);
@@ -376,6 +400,7 @@ Suite *grouped_split_suite(void) {
   tcase_add_test(tc, the_finish_takes_gf_max_groups_to_a_launch);
   tcase_add_test(tc, whole_k_pairs_the_dual_gemms_products_in_one_launch);
   tcase_add_test(tc, linear_scales_4_bytes_off_go_as_words);
+  tcase_add_test(tc, the_dual_gemm_needs_the_finishing_kernel_only_where_it_does_not_pair);
   tcase_add_test(tc, the_dual_gemm_needs_a_memory_pool);
   tcase_add_test(tc, the_dual_gemm_checks_its_second_weights);
   tcase_add_test(tc, the_plan_memo_gives_each_shape_its_own_plan);
