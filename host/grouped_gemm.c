@@ -626,6 +626,13 @@ static uint32_t scale_pairs_flag(const nvfp4_tensor *t) {
              : 0;
 }
 
+/* GG_F_C_VEC where an output of elements of esize bytes, rows ld elements apart, takes 4 adjacent elements as
+ * one aligned store from any multiple of 4 columns on: the base a multiple of 4 elements' bytes, and ld of 4
+ * elements (or a single row). */
+static uint32_t c_vector_flag(uintptr_t base, int64_t ld, int64_t rows, int64_t esize) {
+  return base % (uintptr_t)(4 * esize) == 0 && (rows == 1 || ld % 4 == 0) ? GG_F_C_VEC : 0;
+}
+
 /* Whether every group with work may run paired tiles: b2 addressed as b is (row pitch, scale steps), which
  * the kernel reads b2 by. Their scales go row by row, as words where both operands' allow (the second
  * argument of scale_copy_flags: a BLOCKED row block holds both halves of a pair, interleaved). */
@@ -716,11 +723,12 @@ static gg_desc part_desc(const gg_call *call, int g, int product, uint32_t slice
     uint64_t index = (uint64_t)product * group_slices(call, g) + slice;
     d.c = call->partials + at.partial_offset + index * (uint64_t)m * ldp * sizeof(float);
     d.ldc = a_rows ? ldp : 0;
-    d.flags |= NVFP4_DTYPE_F32;
+    d.flags |= NVFP4_DTYPE_F32 | c_vector_flag(d.c, ldp, m, sizeof(float));
   } else {
-    d.c = (uintptr_t)call->c[g].data;
-    d.ldc = (uint64_t)(a_rows ? call->c[g].ld : 0);
-    d.flags |= (uint32_t)call->c[g].dtype;
+    const nvfp4_output *c = &call->c[g];
+    d.c = (uintptr_t)c->data;
+    d.ldc = (uint64_t)(a_rows ? c->ld : 0);
+    d.flags |= (uint32_t)c->dtype | c_vector_flag(d.c, c->ld, m, nvfp4i_dtype_size(c->dtype));
   }
   if (call->b_tiles) {
     /* column blocks of m rows x 128 bytes; the slice starts k0 / 64 blocks in */

@@ -78,6 +78,10 @@
 /* b's scales are LINEAR with base and row pitch 8-byte aligned: the W4A16 kernel copies a row's two words of
  * a stage as one 8-byte pair (its weight scales' row path, B_SF_PACKED in grouped_gemm_common.inc) */
 #define GG_F_B_SF_PAIRS 256
+/* C's base and row pitch let 4 adjacent elements go as one store (base a multiple of 4 elements' bytes, ldc of
+ * 4 elements, or one row): the W4A16 kernel's epilogue stores a tile whose columns all lie inside N that way
+ * (its vector way). The other kernels ignore the flag. */
+#define GG_F_C_VEC 512
 #define GG_PAIR_N 64
 #define GG_D_B2 GG_D_A_SF /* u64 b2's data */
 #define GG_D_B2_SF GG_D_A_STEP128 /* u64 b2's scales */

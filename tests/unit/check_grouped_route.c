@@ -18,7 +18,7 @@ enum { K = 256, G = 3 };
 
 /* Fake device memory: the fake driver reads none of it, the library only looks at the addresses. */
 static _Alignas(16) uint8_t activations[64], weights[16], scales[16];
-static uint16_t out[16];
+static _Alignas(16) uint16_t out[16];
 
 /* M = 80; M = 7 with N = 0 (no work: its tokens need not suit the dequantize's 16-byte loads, nor get
  * scratch); M = 5 with twice the K; token rows 16 bytes wider than K / 2 */
@@ -102,7 +102,8 @@ START_TEST(with_pools_the_tokens_are_dequantized_once_and_the_w4a16_entry_reads_
     ck_assert_uint_eq(desc_u32(p, i, GG_D_N), n[i]);
     ck_assert_uint_eq(desc_u32(p, i, GG_D_KBYTES), kbytes[i]);
     ck_assert_uint_eq(desc_u64(p, i, GG_D_B), (uintptr_t)weights);
-    ck_assert_uint_eq(desc_u32(p, i, GG_D_FLAGS), (uint32_t)NVFP4_DTYPE_BF16 | GG_F_B_SF_BULK | GG_F_A_B_TILES);
+    ck_assert_uint_eq(desc_u32(p, i, GG_D_FLAGS),
+                      (uint32_t)NVFP4_DTYPE_BF16 | GG_F_B_SF_BULK | GG_F_A_B_TILES | GG_F_C_VEC);
   }
   destroy_fake_handle();
 }

@@ -61,6 +61,7 @@ static void assert_slices(const unsigned char *p, int products, uint32_t slices,
       ck_assert_uint_eq(desc_u64(p, i, GG_D_C), partials + (uint64_t)i * M * N * 4);
       ck_assert_uint_eq(desc_u64(p, i, GG_D_LDC), N);
       ck_assert_uint_eq(desc_u32(p, i, GG_D_FLAGS) & GG_F_DTYPE_MASK, NVFP4_DTYPE_F32);
+      ck_assert(desc_u32(p, i, GG_D_FLAGS) & GG_F_C_VEC); /* partials: 16-byte aligned rows of N floats */
       ck_assert_uint_eq(desc_u32(p, i, GG_D_M), M);
       ck_assert_uint_eq(desc_u32(p, i, GG_D_N), N);
     }
@@ -277,6 +278,37 @@ START_TEST(linear_scales_4_bytes_off_go_as_words) {
 }
 END_TEST
 
+/* The epilogue's 4-element stores (GG_F_C_VEC) where C's base and row pitch allow them: not with c's row pitch of
+ * N + 3 elements, nor with a base 2 bytes off 8; with N, and with any pitch for one row. */
+START_TEST(outputs_go_4_elements_a_store_where_c_allows) {
+  setenv("FAKE_MEMORY_POOLS", "1", 1);
+  setenv("NVFP4_SPLIT_K", "1", 1);
+  create_fake_handle();
+  static _Alignas(16) uint16_t out16[16];
+  const struct {
+    nvfp4_output c;
+    int64_t m;
+    uint32_t flag;
+  } cases[] = {
+      {{out16, N + 3, 0, NVFP4_DTYPE_BF16}, M, 0},
+      {{out16 + 1, N, 0, NVFP4_DTYPE_F16}, M, 0},
+      {{out16, N, 0, NVFP4_DTYPE_F16}, M, GG_F_C_VEC},
+      {{out16 + 4, N + 3, 0, NVFP4_DTYPE_BF16}, 1, GG_F_C_VEC},
+      {{out16 + 4, N, 0, NVFP4_DTYPE_F32}, M, 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    nvfp4_tensor a = activations(), b = weights_of(weights, scales, NVFP4_SF_LINEAR);
+    a.rows = cases[i].m;
+    ck_assert_msg(nvfp4_grouped_gemm(fake_handle, 1, &a, &b, &cases[i].c, 0.5f, NULL) == NVFP4_STATUS_SUCCESS,
+                  "%s", nvfp4_last_error());
+    CUlaunchConfig config;
+    const unsigned char *p = w4a16_launch_of(fake_launches() - 1, "f16_tiles", &config);
+    ck_assert_uint_eq(desc_u32(p, 0, GG_D_FLAGS) & GG_F_C_VEC, cases[i].flag);
+  }
+  destroy_fake_handle();
+}
+END_TEST
+
 /* An image without the finishing kernel: a dual GEMM whose products pair runs without it (whole K, one
  * launch after the tokens' dequantize); one whose b2 is addressed unlike b1 needs it, and says so, launching
  * nothing. */
@@ -400,6 +432,7 @@ Suite *grouped_split_suite(void) {
   tcase_add_test(tc, the_finish_takes_gf_max_groups_to_a_launch);
   tcase_add_test(tc, whole_k_pairs_the_dual_gemms_products_in_one_launch);
   tcase_add_test(tc, linear_scales_4_bytes_off_go_as_words);
+  tcase_add_test(tc, outputs_go_4_elements_a_store_where_c_allows);
   tcase_add_test(tc, the_dual_gemm_needs_the_finishing_kernel_only_where_it_does_not_pair);
   tcase_add_test(tc, the_dual_gemm_needs_a_memory_pool);
   tcase_add_test(tc, the_dual_gemm_checks_its_second_weights);

@@ -19,7 +19,7 @@ enum { K = 256 };
 
 /* Fake device memory: the fake driver reads none of it, the library only looks at the addresses. */
 static _Alignas(16) uint8_t activations[64], weights[16], scales[16];
-static uint16_t out[16];
+static _Alignas(16) uint16_t out[16];
 
 /* Three groups, the middle one broken in one field at a time. */
 enum { G = 3 };
@@ -230,8 +230,9 @@ START_TEST(w4a16_launches_f16_then_bf16_groups_with_dense_activation_descriptors
     ck_assert_uint_eq(desc_u32(p, i, GG_D_KBYTES), K / 2);
     ck_assert_uint_eq(desc_u32(p, i, GG_D_T), t[i]);
     ck_assert_uint_eq(desc_u32(p, i, GG_D_TILE_START), start[i]);
-    /* the output type and the weights' bulk scale copies; no activation scale flags */
-    ck_assert_uint_eq(desc_u32(p, i, GG_D_FLAGS), (uint32_t)c[g].dtype | GG_F_B_SF_BULK);
+    /* the output type, the weights' bulk scale copies and C's 4-element stores (rows of n elements, a
+     * multiple of 4, from an aligned base); no activation scale flags */
+    ck_assert_uint_eq(desc_u32(p, i, GG_D_FLAGS), (uint32_t)c[g].dtype | GG_F_B_SF_BULK | GG_F_C_VEC);
   }
   ck_assert_uint_eq(param_u32(p, GG_P_TOTAL_TILES), start[2] + 2);
   ck_assert_uint_eq(config.gridDimX, start[2] + 2); /* fewer tiles than SMs: a CTA each */
@@ -245,7 +246,7 @@ START_TEST(w4a16_launches_f16_then_bf16_groups_with_dense_activation_descriptors
   ck_assert_uint_eq(desc_u32(p, 0, GG_D_A_LD), K * 2);
   ck_assert_uint_eq(desc_u32(p, 0, GG_D_T), 32);
   ck_assert_uint_eq(desc_u32(p, 0, GG_D_TILE_START), 0);
-  ck_assert_uint_eq(desc_u32(p, 0, GG_D_FLAGS), (uint32_t)F32 | GG_F_B_SF_BULK);
+  ck_assert_uint_eq(desc_u32(p, 0, GG_D_FLAGS), (uint32_t)F32 | GG_F_B_SF_BULK | GG_F_C_VEC);
   ck_assert_uint_eq(param_u32(p, GG_P_TOTAL_TILES), 8);
   assert_w4a16_ring(p, &config, 32);
 }
