@@ -107,36 +107,53 @@ $(PROBE_FATBIN): $(PROBE_LINKED)
 	$(call say,FATBIN,$@)
 	$(Q)$(FATBINARY) --create=$@ -64 $(call fatbin_images,probes-)
 
-# --- the portable image: ptx/sm80/*.ptx (.target sm_80: no wgmma, TMA, setmaxnreg, clusters or
-# griddepcontrol), a fatbin of its own, which the host loads on every GPU but sm_90 (and on sm_90 with
-# NVFP4_FORCE_PORTABLE=1). It holds cubins for PORTABLE_ARCHS (sm_80 code runs on 8.0-8.9; sm_86 and sm_89 get
-# code scheduled for them) and the PTX, which the driver JIT-compiles where no cubin fits: sm_90 (forced),
-# sm_100, sm_120. The driver takes one image per module, so the PTX is one module: the target's files, each
-# cpp'd into build/ptx/sm80/ like any other, joined under one set of directives (their first file's; the
-# others' .version / .target / .address_size lines dropped). ptxas makes every cubin from that one module
-# (whole program: no link step), and assembles it for PORTABLE_JIT_ARCHS too, unembedded, as the nearest
-# check here that the driver will accept it on those GPUs (make check runs it).
+# --- the portable image: ptx/sm80/*.ptx (.target sm_80: no wgmma, TMA, setmaxnreg or clusters), a fatbin of
+# its own, which the host loads on every GPU but sm_90 (and on sm_90 with NVFP4_FORCE_PORTABLE=1). It holds
+# cubins for PORTABLE_ARCHS (sm_80 code runs on 8.0-8.9; sm_86 and sm_89 get code scheduled for them) and the
+# same sources' PTX for sm_90 (ptx/sm90/target.inc: sm_90a's macros, griddepcontrol among them), which the
+# driver JIT-compiles where no cubin fits: sm_90 (forced), sm_100, sm_120. The driver takes one image per
+# module, so each target's PTX is one module: its files, each cpp'd into build/ptx/<target>/ like any other,
+# joined under one set of directives (their first file's; the others' .version / .target / .address_size
+# lines dropped). ptxas makes every cubin from the sm_80 module (whole program: no link step), and assembles
+# the sm_90 one for PORTABLE_JIT_ARCHS too, unembedded, as the nearest check here that the driver will accept
+# it on those GPUs (make check runs it).
 PORTABLE_SRC := $(wildcard ptx/sm80/*.ptx)
 PORTABLE_PTX := $(BUILD)/ptx/portable.ptx
+PORTABLE_JIT_PTX := $(BUILD)/ptx/portable-sm90.ptx
 PORTABLE_ARCHS := sm_80 sm_86 sm_89
 PORTABLE_JIT_ARCHS := sm_90 sm_100 sm_120
 PORTABLE_CUBINS := $(PORTABLE_ARCHS:%=$(BUILD)/cubin/portable-%.cubin)
-PORTABLE_JIT_CHECKS := $(PORTABLE_JIT_ARCHS:%=$(BUILD)/cubin/portable-%.cubin)
+PORTABLE_JIT_CHECKS := $(PORTABLE_JIT_ARCHS:%=$(BUILD)/cubin/portable-jit-%.cubin)
 PORTABLE_FATBIN := $(BUILD)/nvfp4_portable.fatbin
+join_ptx = awk 'FNR == 1 { file++ } file > 1 && /^\.(version|target|address_size) / { next } { print }' $^ > $@
+
+$(BUILD)/ptx/sm90/%.ptx: ptx/sm80/%.ptx $(PTX_LINES) | $(BUILD)/ptx/sm90
+	$(call say,CPP,$@)
+	$(Q)$(CPP) -Iptx/sm90 -MMD -MP -MT $@ -MF $(@:.ptx=.d) $< -o $@.cpp && \
+	  $(PTX_LINES) < $@.cpp > $@ && rm -f $@.cpp
 
 $(PORTABLE_PTX): $(PORTABLE_SRC:ptx/%.ptx=$(BUILD)/ptx/%.ptx)
 	$(call say,JOIN,$@)
-	$(Q)awk 'FNR == 1 { file++ } file > 1 && /^\.(version|target|address_size) / { next } { print }' $^ > $@
+	$(Q)$(join_ptx)
+
+$(PORTABLE_JIT_PTX): $(PORTABLE_SRC:ptx/sm80/%.ptx=$(BUILD)/ptx/sm90/%.ptx)
+	$(call say,JOIN,$@)
+	$(Q)$(join_ptx)
+
+$(BUILD)/cubin/portable-jit-%.cubin: $(PORTABLE_JIT_PTX) | $(BUILD)/cubin
+	$(call say,PTXAS,$@)
+	$(Q)$(PTXAS) -arch=$* -v $< -o $@ 2> $(@:.cubin=.ptxas.txt); \
+	  status=$$?; sed 's/^/            /' $(@:.cubin=.ptxas.txt); exit $$status
 
 $(BUILD)/cubin/portable-%.cubin: $(PORTABLE_PTX) | $(BUILD)/cubin
 	$(call say,PTXAS,$@)
 	$(Q)$(PTXAS) -arch=$* -v $< -o $@ 2> $(@:.cubin=.ptxas.txt); \
 	  status=$$?; sed 's/^/            /' $(@:.cubin=.ptxas.txt); exit $$status
 
-$(PORTABLE_FATBIN): $(PORTABLE_CUBINS) $(PORTABLE_PTX)
+$(PORTABLE_FATBIN): $(PORTABLE_CUBINS) $(PORTABLE_JIT_PTX)
 	$(call say,FATBIN,$@)
 	$(Q)$(FATBINARY) --create=$@ -64 $(foreach a,$(PORTABLE_ARCHS),--image3=kind=elf,sm=$(a:sm_%=%),file=$(BUILD)/cubin/portable-$(a).cubin) \
-	  --image3=kind=ptx,sm=80,file=$(PORTABLE_PTX)
+	  --image3=kind=ptx,sm=90,file=$(PORTABLE_JIT_PTX)
 
 # --- libnvfp4
 # The folders are the lists: host/ is libnvfp4; host/tools/ what is not (the float64 reference, test data,
@@ -260,7 +277,7 @@ uninstall:
 clean:
 	rm -rf $(BUILD)
 
-DIRS := $(BUILD) $(BUILD)/gen $(BUILD)/ptx/sm90a $(BUILD)/ptx/sm80 $(BUILD)/cubin $(BUILD)/cubin/sm90a \
+DIRS := $(BUILD) $(BUILD)/gen $(BUILD)/ptx/sm90a $(BUILD)/ptx/sm80 $(BUILD)/ptx/sm90 $(BUILD)/cubin $(BUILD)/cubin/sm90a \
         $(BUILD)/obj/host/tools $(BUILD)/obj/gen \
         $(BUILD)/obj/tests/unit $(BUILD)/obj/tests/gpu $(BUILD)/lib $(BUILD)/bin $(BUILD)/tests $(BUILD)/examples
 $(DIRS):

@@ -17,6 +17,7 @@ typedef struct nvfp4i_kernel {
   int local_bytes;    /* per thread; non-zero means spills */
   int static_smem;    /* bytes */
   int blocks_per_sm;  /* resident CTAs per SM at the kernel's launch block size, registers permitting */
+  int ptx_arch;       /* the virtual architecture its code was built for (80: sm_80 PTX, 90: sm_90 or sm_90a) */
 } nvfp4i_kernel;
 
 /* The last grouped GEMM plan (host/grouped_gemm.c's plan_call: the W4A16 entry, token tile, K slices) and the
@@ -48,6 +49,10 @@ struct nvfp4_handle {
   nvfp4i_path path;
   int forced_portable;    /* NVFP4_FORCE_PORTABLE=1 chose the portable path on a GPU that has sm_90a's */
   int jit;                /* the driver compiled the image's PTX at load (no cubin of it fits this GPU) */
+  /* The loaded kernels wait in griddepcontrol.wait for the grid before them (built for sm_90 or newer: sm_90a's,
+   * and the portable ones where the driver JIT-compiled their sm_90 PTX), so their launches may let them start
+   * early (programmatic dependent launch, launch.c); the sm_80 code of the portable image has no griddepcontrol */
+  int kernels_wait;
   double module_load_ms;  /* cuModuleLoadData's time, JIT included (the driver caches JIT results on disk) */
   char image_source[256]; /* "embedded" or the NVFP4_FATBIN path */
   CUmodule module;

@@ -4,8 +4,8 @@
 
 nvfp4_status nvfp4i_launch_function(const nvfp4_handle *h, CUfunction fn, const char *name,
                                     const nvfp4i_launch *launch, CUstream stream) {
-  /* the portable kernels do not wait for the grid before them (no griddepcontrol before sm_90) */
-  int early_start = launch->early_start && h->path == NVFP4I_PATH_SM90A;
+  /* only kernels built for sm_90 or newer wait for the grid before them (no griddepcontrol before sm_90) */
+  int early_start = launch->early_start && h->kernels_wait;
   CUlaunchAttribute early = {.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
                              .value.programmaticStreamSerializationAllowed = 1};
   CUlaunchConfig config = {

@@ -66,7 +66,7 @@ close_file:
  * (227 KB on sm_90, 163 KB on sm_80, 99 KB on sm_86 and sm_89): the operations check a launch against it. */
 static nvfp4_status resolve_kernels(nvfp4_handle *h) {
   const nvfp4i_cuda_table *cu = nvfp4i_cuda();
-  int found = 0;
+  int found = 0, built_for_sm90 = 1;
   for (int id = 0; id < NVFP4I_KERNEL_COUNT; id++) {
     nvfp4i_kernel *k = &h->kernels[id];
     const char *name = kernel_table[id].name[h->path];
@@ -82,6 +82,8 @@ static nvfp4_status resolve_kernels(nvfp4_handle *h) {
     cu->cuFuncGetAttribute(&k->registers, CU_FUNC_ATTRIBUTE_NUM_REGS, k->fn);
     cu->cuFuncGetAttribute(&k->local_bytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, k->fn);
     cu->cuFuncGetAttribute(&k->static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->fn);
+    cu->cuFuncGetAttribute(&k->ptx_arch, CU_FUNC_ATTRIBUTE_PTX_VERSION, k->fn);
+    if (k->ptx_arch < 90) built_for_sm90 = 0;
     k->threads = kernel_table[id].threads[h->path];
     int smem = kernel_table[id].max_dynamic_smem[h->path];
     if (smem > h->smem_per_block - k->static_smem) smem = h->smem_per_block - k->static_smem;
@@ -94,6 +96,8 @@ static nvfp4_status resolve_kernels(nvfp4_handle *h) {
     r = cu->cuOccupancyMaxActiveBlocksPerMultiprocessor(&k->blocks_per_sm, k->fn, k->threads, 0);
     if (r != CUDA_SUCCESS) return nvfp4i_cuda_fail(r, name);
   }
+  /* sm_90a's kernels wait whatever the driver says of them; the portable image's where built for sm_90 */
+  h->kernels_wait = h->path == NVFP4I_PATH_SM90A || (found > 0 && built_for_sm90);
   if (found == 0)
     return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "kernel image (%s, %s path) holds none of the library's kernels",
                        h->image_source, nvfp4i_path_name(h->path));

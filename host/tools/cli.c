@@ -117,6 +117,8 @@ static int print_info(void) {
          : h->path == NVFP4I_PATH_PORTABLE ? " (no sm_90a code runs on this GPU)" : "");
   printf("image    %s, %s, loaded in %.1f ms\n", h->image_source,
          h->jit ? "PTX JIT-compiled by the driver (cached by it after the first time)" : "cubin", h->module_load_ms);
+  printf("launch   %s\n", h->kernels_wait ? "programmatic dependent launch (the kernels wait in griddepcontrol)"
+                                          : "plain (code built for sm_80: no griddepcontrol)");
   for (int id = 0; id < NVFP4I_KERNEL_COUNT; id++) {
     const nvfp4i_kernel *k = &h->kernels[id];
     const char *name = nvfp4i_kernel_name(h->path, (nvfp4i_kernel_id)id);
@@ -126,8 +128,8 @@ static int print_info(void) {
     else if (k->fn == NULL)
       printf("kernel   %-46s not in this image: its operation returns NOT_SUPPORTED\n", name);
     else
-      printf("kernel   %-46s %3d registers, %d bytes local (spills), %d bytes static shared, %d CTAs/SM\n", name,
-             k->registers, k->local_bytes, k->static_smem, k->blocks_per_sm);
+      printf("kernel   %-46s %3d registers, %d bytes local (spills), %d bytes static shared, %d CTAs/SM, "
+             "compute_%d\n", name, k->registers, k->local_bytes, k->static_smem, k->blocks_per_sm, k->ptx_arch);
   }
   nvfp4_destroy(h);
   return 0;

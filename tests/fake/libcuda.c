@@ -11,6 +11,7 @@
  * FAKE_CUDA_MISSING=name,name: kernel images lack these entries (cuModuleGetFunction: not found).
  * FAKE_CUDA_CC=major.minor: the device's compute capability (default 9.0), with that GPU's shared memory
  * per multiprocessor and per block: what the library chooses its kernel path and launch shapes by.
+ * FAKE_PTX_VERSION=n: every kernel's virtual architecture (CU_FUNC_ATTRIBUTE_PTX_VERSION; default 0).
  */
 #include <cuda.h>
 #include <stdio.h>
@@ -203,9 +204,13 @@ static CUresult fake_cuModuleGetFunction(CUfunction *fn, CUmodule module, const 
   return CUDA_SUCCESS;
 }
 
+/* 128 registers; the virtual architecture FAKE_PTX_VERSION says (unset: 0, as a driver may say of old code) */
 static CUresult fake_cuFuncGetAttribute(int *value, CUfunction_attribute attribute, CUfunction fn) {
   (void)fn;
-  *value = attribute == CU_FUNC_ATTRIBUTE_NUM_REGS ? 128 : 0;
+  const char *ptx = getenv("FAKE_PTX_VERSION");
+  *value = attribute == CU_FUNC_ATTRIBUTE_NUM_REGS     ? 128
+           : attribute == CU_FUNC_ATTRIBUTE_PTX_VERSION ? (ptx != NULL ? atoi(ptx) : 0)
+                                                        : 0;
   return CUDA_SUCCESS;
 }
 

@@ -1,7 +1,7 @@
 /* The embedded kernel images: libnvfp4's two (sm_90a's and the portable one) each hold every entry of their
  * path's kernel table that the build's PTX declares, and no probe; the portable one holds cubins for sm_80,
- * sm_86, sm_89 and the PTX for the driver's JIT, the sm_90a one a cubin alone (no JIT on sm_90); the tools'
- * image holds the probes. */
+ * sm_86, sm_89 and the sm_90 PTX for the driver's JIT (ptx/sm90/target.inc), the sm_90a one a cubin alone (no
+ * JIT on sm_90); the tools' image holds the probes. */
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,10 +54,10 @@ static void list_images(const unsigned char *image, char *out, size_t out_size) 
   }
 }
 
-START_TEST(the_portable_image_holds_cubins_for_ampere_and_ada_and_the_ptx_the_sm90a_one_a_cubin_alone) {
+START_TEST(the_portable_image_holds_cubins_for_ampere_and_ada_and_sm90_ptx_the_sm90a_one_a_cubin_alone) {
   char images[256];
   list_images(nvfp4i_portable_fatbin, images, sizeof images);
-  ck_assert_str_eq(images, "elf:80 elf:86 elf:89 ptx:80");
+  ck_assert_str_eq(images, "elf:80 elf:86 elf:89 ptx:90");
   list_images(nvfp4i_fatbin, images, sizeof images);
   ck_assert_str_eq(images, "elf:90");
 }
@@ -121,7 +121,7 @@ Suite *image_suite(void) {
   Suite *s = suite_create("image");
   TCase *tc = tcase_create("embedded fatbins");
   tcase_add_test(tc, images_are_fatbins);
-  tcase_add_test(tc, the_portable_image_holds_cubins_for_ampere_and_ada_and_the_ptx_the_sm90a_one_a_cubin_alone);
+  tcase_add_test(tc, the_portable_image_holds_cubins_for_ampere_and_ada_and_sm90_ptx_the_sm90a_one_a_cubin_alone);
   tcase_add_test(tc, library_images_hold_every_kernel_their_ptx_declares_and_no_probe);
   tcase_add_test(tc, probe_image_holds_both_probes);
   suite_add_tcase(s, tc);

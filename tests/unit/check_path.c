@@ -75,6 +75,36 @@ START_TEST(force_portable_takes_only_the_value_1) {
 }
 END_TEST
 
+/* Whether the GEMV's launch lets it start early (programmatic dependent launch), with `ptx` as every kernel's
+ * virtual architecture: sm_90a's kernels always (they all wait in griddepcontrol.wait); the portable image's
+ * where the driver built them from its sm_90 PTX (sm_90 forced, sm_100, sm_120), not from sm_80 code. */
+static void assert_gemv_early_start(const char *cc, const char *ptx, int force_portable, int expected) {
+  setenv("FAKE_CUDA_CC", cc, 1);
+  setenv("FAKE_PTX_VERSION", ptx, 1);
+  if (force_portable) setenv("NVFP4_FORCE_PORTABLE", "1", 1);
+  create_fake_handle();
+  ck_assert_msg(fake_handle->kernels_wait == expected, "sm %s, compute_%s: kernels_wait %d", cc, ptx,
+                fake_handle->kernels_wait);
+  ck_assert_msg(call_gemv() == NVFP4_STATUS_SUCCESS, "%s", nvfp4_last_error());
+  CUlaunchConfig config;
+  const char *entry;
+  fake_launch(fake_launches() - 1, &entry, &config);
+  ck_assert_msg((int)config.numAttrs == expected, "sm %s, compute_%s: %s launched with %u attributes", cc, ptx,
+                entry, config.numAttrs);
+  if (expected) ck_assert_int_eq(config.attrs[0].id, CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION);
+  destroy_fake_handle();
+  unsetenv("NVFP4_FORCE_PORTABLE");
+}
+
+START_TEST(only_kernels_built_for_sm90_are_launched_early) {
+  assert_gemv_early_start("9.0", "0", 0, 1);   /* sm_90a, whatever the driver says */
+  assert_gemv_early_start("9.0", "90", 1, 1);  /* forced portable: the sm_90 PTX */
+  assert_gemv_early_start("10.0", "90", 0, 1); /* Blackwell: the sm_90 PTX */
+  assert_gemv_early_start("8.6", "80", 0, 0);  /* Ampere: sm_80 code, no griddepcontrol */
+  assert_gemv_early_start("12.0", "80", 0, 0); /* an image whose kernels came from sm_80 PTX */
+}
+END_TEST
+
 /* Every kernel of the table on the portable path: the portable entry or none, never an sm_90a one. */
 START_TEST(the_portable_path_resolves_no_sm90a_entry) {
   setenv("FAKE_CUDA_CC", "8.6", 1);
@@ -129,6 +159,7 @@ Suite *path_suite(void) {
   tcase_add_test(tc, force_portable_makes_a_hopper_run_the_portable_kernels_through_the_jit);
   tcase_add_test(tc, force_portable_takes_only_the_value_1);
   tcase_add_test(tc, the_portable_path_resolves_no_sm90a_entry);
+  tcase_add_test(tc, only_kernels_built_for_sm90_are_launched_early);
   tcase_add_test(tc, an_nvfp4_grouped_gemm_without_memory_pools_is_not_supported_on_the_portable_path);
   tcase_add_test(tc, the_gemv_takes_the_k_the_device_has_shared_memory_for);
   suite_add_tcase(s, tc);
