@@ -122,7 +122,7 @@ typedef struct gg_call {
   uint32_t widths;           /* bit w - 1: the image has the W4A16 entries of width 32w for the call (sm_90a) */
   int mixed;                 /* ... and those of mixed widths */
   uint32_t slices;           /* K slices per group (split-K); 1: every tile walks all of K */
-  int pairable;              /* the dual GEMM may run paired tiles (pairs_fit); it does where slices is 1 */
+  int pairable;              /* the dual GEMM may run paired tiles (pairs_fit; sm_90a): it does where slices is 1 */
   /* Scratch, from the handle's pool; 0 where the call runs without. a_f16: the tokens the W4A16 entries
    * read, group after group: a dequantized as f16, in the B-tile layout (b_tiles: sm_90a, whose producers
    * then copy a token tile's half stage by one bulk copy) or rows k elements apart (the portable kernel's
@@ -980,13 +980,12 @@ static int tokens_dequantized(const nvfp4_handle *h, const gg_call *call) {
 }
 
 /* Whether the tokens go into scratch as B tiles: dequantized NVFP4 ones, or dense ones where there is scratch
- * (and NVFP4_W4A16_IN_PLACE is not set);
- * on sm_90a (the portable kernel reads rows), with the grouped dequantize and the image's entries of mixed
- * widths for B tiles of every type the call has, where every group's column block, rows x 128 bytes, fits
- * GG_D_A_LD's 32 bits. */
+ * (and NVFP4_W4A16_IN_PLACE is not set); with the grouped dequantize and the image's entries of mixed widths
+ * for B tiles of every type the call has, where every group's column block, rows x 128 bytes, fits
+ * GG_D_A_LD's 32 bits. Both paths: the B-tile entries decode the weights in the tiles' K order, fewer
+ * instructions than the natural order's. */
 static int b_tiles_fit(const nvfp4_handle *h, const gg_call *call) {
-  if (h->path != NVFP4I_PATH_SM90A ||
-      !(call->f16_tokens || (call->dense != NULL && has_scratch(h) && !h->w4a16_in_place)) ||
+  if (!(call->f16_tokens || (call->dense != NULL && has_scratch(h) && !h->w4a16_in_place)) ||
       h->kernels[NVFP4I_KERNEL_GROUPED_DEQUANTIZE].fn == NULL)
     return 0;
   for (int g = 0; g < call->num_groups; g++) {
@@ -1031,7 +1030,7 @@ static nvfp4_status grouped_call(nvfp4_handle *h, gg_call *call, CUstream stream
   }
   call->f16_tokens = tokens_dequantized(h, call);
   call->b_tiles = b_tiles_fit(h, call);
-  call->pairable = call->dual && call->b_tiles && pairs_fit(call);
+  call->pairable = call->dual && call->b_tiles && h->path == NVFP4I_PATH_SM90A && pairs_fit(call);
   call->cap_max = h->path == NVFP4I_PATH_SM90A ? GG_T_MAX : PG_T_MAX;
   find_entries(h, call);
   int work = 0;

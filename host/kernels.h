@@ -22,11 +22,11 @@
  * cubins for sm_80, sm_86, sm_89 and PTX that the driver JIT-compiles on newer GPUs). */
 typedef enum nvfp4i_path { NVFP4I_PATH_SM90A, NVFP4I_PATH_PORTABLE, NVFP4I_PATH_COUNT } nvfp4i_path;
 
-/* The sm_90a W4A16 grouped GEMM has four families of entries: f16 and bf16 activations read in place (weights
- * in natural K order; their entries of mixed widths, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16 / _BF16, name the
- * portable path's one entry too), and f16_tiles and bf16_tiles, sm_90a only, which read activations from B
- * tiles (NVFP4 ones dequantized there, dense ones copied) and decode the weights in their K order
- * (dequantize_layout.h). Each has an entry of mixed widths; the tiles families also one per token tile width
+/* The W4A16 grouped GEMM has four families of entries: f16 and bf16 activations read in place (weights in
+ * natural K order), and f16_tiles and bf16_tiles, which read activations from B tiles (NVFP4 ones dequantized
+ * there, dense ones copied) and decode the weights in their K order (dequantize_layout.h). Each has an entry
+ * of mixed widths, which names the portable path's entry of the family too; on sm_90a the tiles families also
+ * have one per token tile width
  * of gw_entry_widths (GW_ENTRY_NAME of grouped_gemm_layout.h: one width per function is what lets its decode
  * overlap its wgmmas; ptx/sm90a/grouped_gemm_w4a16_widths.inc says which). */
 #define NVFP4_W4A16_WIDTH(X, type, TYPE, what, t)                                                         \
@@ -38,8 +38,8 @@ typedef enum nvfp4i_path { NVFP4I_PATH_SM90A, NVFP4I_PATH_PORTABLE, NVFP4I_PATH_
   X(NVFP4I_KERNEL_GROUPED_GEMM_W4A16_##TYPE, "grouped GEMM (" what ")", NVFP4I_NAME(GW_MIXED_ENTRY_NAME(type)), \
     portable, GG_THREADS, GG_SMEM_LIMIT, pthreads, psmem)
 /* A B-tiles family: its entry of mixed widths, then one per width */
-#define NVFP4_W4A16_TILES(X, type, TYPE, what)                                                            \
-  NVFP4_W4A16_MIXED(X, type, TYPE, what, NVFP4I_NONE, 0, 0)                                               \
+#define NVFP4_W4A16_TILES(X, type, TYPE, what, portable)                                                  \
+  NVFP4_W4A16_MIXED(X, type, TYPE, what, portable, PG_THREADS, PG_SMEM_BYTES)                             \
   NVFP4_W4A16_WIDTH(X, type, TYPE, what, 64) NVFP4_W4A16_WIDTH(X, type, TYPE, what, 128)                 \
   NVFP4_W4A16_WIDTH(X, type, TYPE, what, 256)
 
@@ -58,9 +58,10 @@ typedef enum nvfp4i_path { NVFP4I_PATH_SM90A, NVFP4I_PATH_PORTABLE, NVFP4I_PATH_
   X(NVFP4I_KERNEL_GROUPED_GEMM, "grouped GEMM (NVFP4 activations)", "nvfp4_grouped_gemm_sm90a",           \
     NVFP4I_NONE, GG_THREADS, GG_SMEM_LIMIT, 0, 0)                                                         \
   NVFP4_W4A16_MIXED(X, f16, F16, "f16 activations", NVFP4I_NAME(PG_ENTRY_F16), PG_THREADS, PG_SMEM_BYTES)    \
-  NVFP4_W4A16_TILES(X, f16_tiles, F16_TILES, "f16 or NVFP4 activations as f16 B tiles")                   \
+  NVFP4_W4A16_TILES(X, f16_tiles, F16_TILES, "f16 or NVFP4 activations as f16 B tiles",                  \
+                    NVFP4I_NAME(PG_ENTRY_F16_TILES))                                                      \
   NVFP4_W4A16_MIXED(X, bf16, BF16, "bf16 activations", NVFP4I_NAME(PG_ENTRY_BF16), PG_THREADS, PG_SMEM_BYTES) \
-  NVFP4_W4A16_TILES(X, bf16_tiles, BF16_TILES, "bf16 activations as B tiles")                             \
+  NVFP4_W4A16_TILES(X, bf16_tiles, BF16_TILES, "bf16 activations as B tiles", NVFP4I_NAME(PG_ENTRY_BF16_TILES)) \
   X(NVFP4I_KERNEL_GROUPED_FINISH, "grouped GEMM finish (split-K, dual GEMM)", NVFP4I_NAME(GF_ENTRY),       \
     NVFP4I_NAME(GF_SM80_ENTRY), GF_THREADS, 0, GF_THREADS, 0)                                             \
   X(NVFP4I_KERNEL_DEQUANTIZE, "dequantize", NVFP4I_NAME(DEQ_ENTRY), NVFP4I_NAME(DEQ_SM80_ENTRY),          \

@@ -8,6 +8,9 @@
 
 #define PG_ENTRY_F16 nvfp4_grouped_gemm_w4a16_f16_sm80
 #define PG_ENTRY_BF16 nvfp4_grouped_gemm_w4a16_bf16_sm80
+/* activations in B tiles (dequantize_layout.h), weights decoded in their permuted K order */
+#define PG_ENTRY_F16_TILES nvfp4_grouped_gemm_w4a16_f16_tiles_sm80
+#define PG_ENTRY_BF16_TILES nvfp4_grouped_gemm_w4a16_bf16_tiles_sm80
 
 /* --- launch: 8 warps, every one loads and computes (no warp specialisation); .maxnreg PG_MAX_REGS keeps two
  * CTAs on an SM (2 x 256 x 128 = the 64K registers of every SM from sm_80 on). Grid: up to blocks-per-SM x

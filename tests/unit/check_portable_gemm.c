@@ -1,8 +1,10 @@
 /* The grouped GEMMs on the portable kernel path, on the fake driver (tests/fake/libcuda.c): the portable
  * W4A16 entries (ptx/sm80/grouped_gemm_w4a16.ptx) launched with their own shape (PG_THREADS, PG_SMEM_BYTES,
  * a grid of resident CTAs) and the sm_90a kernels' parameter block with token tiles of at most PG_T_MAX rows;
- * NVFP4 activations through the grouped dequantize (the path has no fused kernel); the dual GEMM finished by
- * the portable finishing entry; nothing launched early (no programmatic dependent launch before sm_90). */
+ * NVFP4 activations through the grouped dequantize into B tiles (the path has no fused kernel), dense ones
+ * copied into B tiles where there is scratch and read in place where not; the dual GEMM finished by the
+ * portable finishing entry (no paired tiles); nothing launched early (the fake driver's kernels say they were
+ * not built for sm_90). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,12 +84,13 @@ START_TEST(an_nvfp4_grouped_gemm_dequantizes_the_tokens_then_runs_the_portable_w
   const unsigned char *p = fake_launch(0, &entry, &config);
   ck_assert_str_eq(entry, STR(GDQ_SM80_ENTRY));
   ck_assert_uint_eq(param_u32(p, GDQ_P_OUT_DTYPE), DEQ_DTYPE_F16);
+  ck_assert_uint_eq(param_u32(p, GDQ_P_DESCS + GDQ_D_B_TILES), 1);
   uint64_t tokens = param_u64(p, GDQ_P_DESCS + GDQ_D_OUT);
   /* on sm_90 (228 KB an SM) two CTAs of 75 KB stay resident: a grid of the 21 tiles */
-  assert_portable_w4a16_launch(1, STR(PG_ENTRY_F16), TOTAL_TILES);
+  assert_portable_w4a16_launch(1, STR(PG_ENTRY_F16_TILES), TOTAL_TILES);
   p = fake_launch(1, &entry, &config);
   ck_assert_uint_eq(desc_u64(p, 0, GG_D_A), tokens);
-  ck_assert_uint_eq(desc_u32(p, 0, GG_D_A_LD), K * 2);
+  ck_assert_uint_eq(desc_u32(p, 0, GG_D_A_LD), (uint32_t)group_m[0] * GDQ_B_TILE_ROW_BYTES); /* a column block */
   float alpha;
   memcpy(&alpha, p + GG_P_ALPHA, sizeof alpha);
   ck_assert(alpha == 0.5f);
@@ -95,8 +98,8 @@ START_TEST(an_nvfp4_grouped_gemm_dequantizes_the_tokens_then_runs_the_portable_w
 }
 END_TEST
 
-/* Dense activations need no scratch: on an sm_86 (100 KB an SM, one 75 KB CTA resident) the bf16 entry runs
- * with a grid of the tiles, at most one CTA per SM. */
+/* Dense activations without scratch (no memory pools) are read in place: on an sm_86 (100 KB an SM, one 75 KB
+ * CTA resident) the bf16 entry of rows runs with a grid of the tiles, at most one CTA per SM. */
 START_TEST(a_w4a16_grouped_gemm_runs_the_portable_entry_of_its_activation_type) {
   setenv("FAKE_CUDA_CC", "8.6", 1);
   create_fake_handle();
@@ -110,6 +113,32 @@ START_TEST(a_w4a16_grouped_gemm_runs_the_portable_entry_of_its_activation_type) 
                 nvfp4_last_error());
   ck_assert_int_eq(fake_launches(), 1);
   assert_portable_w4a16_launch(0, STR(PG_ENTRY_BF16), TOTAL_TILES);
+  destroy_fake_handle();
+}
+END_TEST
+
+/* Dense activations with scratch: copied into B tiles by the grouped dequantize's dense way, then the bf16
+ * B-tile entry. */
+START_TEST(a_w4a16_grouped_gemm_with_scratch_reads_b_tiles) {
+  setenv("FAKE_CUDA_CC", "8.6", 1);
+  setenv("FAKE_MEMORY_POOLS", "1", 1);
+  create_fake_handle();
+  static _Alignas(16) uint16_t tokens[8];
+  nvfp4_dense a[G];
+  nvfp4_tensor unused[G], b[G];
+  nvfp4_output c[G];
+  nvfp4_args(unused, b, c);
+  for (int g = 0; g < G; g++) a[g] = (nvfp4_dense){tokens, group_m[g], K, 1, K, 0, NVFP4_DTYPE_BF16};
+  ck_assert_msg(nvfp4_grouped_gemm_w4a16(fake_handle, G, a, b, c, 1.0f, NULL) == NVFP4_STATUS_SUCCESS, "%s",
+                nvfp4_last_error());
+  ck_assert_int_eq(fake_launches(), 2);
+  const char *entry;
+  CUlaunchConfig config;
+  const unsigned char *p = fake_launch(0, &entry, &config);
+  ck_assert_str_eq(entry, STR(GDQ_SM80_ENTRY));
+  ck_assert_uint_eq(param_u32(p, GDQ_P_DESCS + GDQ_D_IN_DENSE), 1);
+  ck_assert_uint_eq(param_u32(p, GDQ_P_DESCS + GDQ_D_B_TILES), 1);
+  assert_portable_w4a16_launch(1, STR(PG_ENTRY_BF16_TILES), TOTAL_TILES);
   destroy_fake_handle();
 }
 END_TEST
@@ -152,7 +181,8 @@ START_TEST(the_dual_gemm_is_finished_by_the_portable_finishing_entry) {
   ck_assert_str_eq(entry, STR(GDQ_SM80_ENTRY));
   for (long i = 1; i < launches - 1; i++) {
     const unsigned char *p = fake_launch(i, &entry, &config);
-    ck_assert_str_eq(entry, STR(PG_ENTRY_F16));
+    ck_assert_str_eq(entry, STR(PG_ENTRY_F16_TILES));
+    ck_assert_uint_eq(desc_u32(p, 0, GG_D_FLAGS) & GG_F_PAIRED, 0);
     ck_assert_uint_eq(config.blockDimX, PG_THREADS);
     ck_assert_uint_eq(config.sharedMemBytes, PG_SMEM_BYTES);
     ck_assert_uint_eq(desc_u32(p, 0, GG_D_FLAGS) & GG_F_DTYPE_MASK, NVFP4_DTYPE_F32);
@@ -173,6 +203,7 @@ Suite *portable_gemm_suite(void) {
   TCase *tc = tcase_create("grouped GEMMs on the portable path");
   tcase_add_test(tc, an_nvfp4_grouped_gemm_dequantizes_the_tokens_then_runs_the_portable_w4a16_entry);
   tcase_add_test(tc, a_w4a16_grouped_gemm_runs_the_portable_entry_of_its_activation_type);
+  tcase_add_test(tc, a_w4a16_grouped_gemm_with_scratch_reads_b_tiles);
   tcase_add_test(tc, the_portable_grid_is_the_resident_ctas);
   tcase_add_test(tc, the_dual_gemm_is_finished_by_the_portable_finishing_entry);
   suite_add_tcase(s, tc);
