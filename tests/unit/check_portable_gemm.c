@@ -98,11 +98,8 @@ START_TEST(an_nvfp4_grouped_gemm_dequantizes_the_tokens_then_runs_the_portable_w
 }
 END_TEST
 
-/* Dense activations without scratch (no memory pools) are read in place: on an sm_86 (100 KB an SM, one 75 KB
- * CTA resident) the bf16 entry of rows runs with a grid of the tiles, at most one CTA per SM. */
-START_TEST(a_w4a16_grouped_gemm_runs_the_portable_entry_of_its_activation_type) {
-  setenv("FAKE_CUDA_CC", "8.6", 1);
-  create_fake_handle();
+/* nvfp4_grouped_gemm_w4a16 on the G groups with bf16 activations, on the fake handle; it must succeed. */
+static void call_bf16_w4a16(void) {
   static _Alignas(16) uint16_t tokens[8];
   nvfp4_dense a[G];
   nvfp4_tensor unused[G], b[G];
@@ -111,6 +108,14 @@ START_TEST(a_w4a16_grouped_gemm_runs_the_portable_entry_of_its_activation_type) 
   for (int g = 0; g < G; g++) a[g] = (nvfp4_dense){tokens, group_m[g], K, 1, K, 0, NVFP4_DTYPE_BF16};
   ck_assert_msg(nvfp4_grouped_gemm_w4a16(fake_handle, G, a, b, c, 1.0f, NULL) == NVFP4_STATUS_SUCCESS, "%s",
                 nvfp4_last_error());
+}
+
+/* Dense activations without scratch (no memory pools) are read in place: on an sm_86 (100 KB an SM, one 75 KB
+ * CTA resident) the bf16 entry of rows runs with a grid of the tiles, at most one CTA per SM. */
+START_TEST(a_w4a16_grouped_gemm_runs_the_portable_entry_of_its_activation_type) {
+  setenv("FAKE_CUDA_CC", "8.6", 1);
+  create_fake_handle();
+  call_bf16_w4a16();
   ck_assert_int_eq(fake_launches(), 1);
   assert_portable_w4a16_launch(0, STR(PG_ENTRY_BF16), TOTAL_TILES);
   destroy_fake_handle();
@@ -123,14 +128,7 @@ START_TEST(a_w4a16_grouped_gemm_with_scratch_reads_b_tiles) {
   setenv("FAKE_CUDA_CC", "8.6", 1);
   setenv("FAKE_MEMORY_POOLS", "1", 1);
   create_fake_handle();
-  static _Alignas(16) uint16_t tokens[8];
-  nvfp4_dense a[G];
-  nvfp4_tensor unused[G], b[G];
-  nvfp4_output c[G];
-  nvfp4_args(unused, b, c);
-  for (int g = 0; g < G; g++) a[g] = (nvfp4_dense){tokens, group_m[g], K, 1, K, 0, NVFP4_DTYPE_BF16};
-  ck_assert_msg(nvfp4_grouped_gemm_w4a16(fake_handle, G, a, b, c, 1.0f, NULL) == NVFP4_STATUS_SUCCESS, "%s",
-                nvfp4_last_error());
+  call_bf16_w4a16();
   ck_assert_int_eq(fake_launches(), 2);
   const char *entry;
   CUlaunchConfig config;
