@@ -277,7 +277,8 @@ uninstall:
 clean:
 	rm -rf $(BUILD)
 
-DIRS := $(BUILD) $(BUILD)/gen $(BUILD)/ptx/sm90a $(BUILD)/ptx/sm80 $(BUILD)/ptx/sm90 $(BUILD)/cubin $(BUILD)/cubin/sm90a \
+DIRS := $(BUILD) $(BUILD)/gen $(BUILD)/ptx/sm90a $(BUILD)/ptx/sm80 $(BUILD)/ptx/sm90 \
+        $(BUILD)/cubin $(BUILD)/cubin/sm90a \
         $(BUILD)/obj/host/tools $(BUILD)/obj/gen \
         $(BUILD)/obj/tests/unit $(BUILD)/obj/tests/gpu $(BUILD)/lib $(BUILD)/bin $(BUILD)/tests $(BUILD)/examples
 $(DIRS):

@@ -124,10 +124,11 @@ typedef struct gg_call {
   uint32_t slices;           /* K slices per group (split-K); 1: every tile walks all of K */
   int pairable;              /* the dual GEMM may run paired tiles (pairs_fit; sm_90a): it does where slices is 1 */
   /* Scratch, from the handle's pool; 0 where the call runs without. a_f16: the tokens the W4A16 entries
-   * read, group after group: a dequantized as f16, in the B-tile layout (b_tiles: sm_90a, whose producers
-   * then copy a token tile's half stage by one bulk copy) or rows k elements apart (the portable kernel's
-   * copies take any rows); or with b_tiles the dense activations copied into B tiles, each in its type
-   * (whose entries decode the weights in the tiles' K order, so this is their only way in). partials: the
+   * read, group after group: a dequantized as f16, in the B-tile layout (b_tiles; sm_90a's producers then
+   * copy a token tile's half stage by one bulk copy, the portable kernel's by 16-byte units) or rows k
+   * elements apart (without the B-tile entries); or with b_tiles the dense activations copied into B tiles,
+   * each in its type (whose entries decode the weights in the tiles' K order, so this is their only way
+   * in). partials: the
    * launches write every product's K slices as f32 there (group after group, then product, then slice: m rows
    * of nvfp4i_finish_ldp(n) floats each) and the finishing kernel writes c from them. */
   int f16_tokens;            /* the launches read a dequantized to f16 at a_f16 (the W4A16 f16 entry) */

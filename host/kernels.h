@@ -19,16 +19,16 @@
 #define NVFP4I_NONE NULL /* the path has no such kernel yet */
 
 /* The kernel paths, each an image of its own (host/module.c): sm_90a's, and the portable one (ptx/sm80:
- * cubins for sm_80, sm_86, sm_89 and PTX that the driver JIT-compiles on newer GPUs). */
+ * cubins for sm_80, sm_86, sm_89 and the same sources' sm_90 PTX, ptx/sm90, which the driver JIT-compiles on
+ * newer GPUs). */
 typedef enum nvfp4i_path { NVFP4I_PATH_SM90A, NVFP4I_PATH_PORTABLE, NVFP4I_PATH_COUNT } nvfp4i_path;
 
 /* The W4A16 grouped GEMM has four families of entries: f16 and bf16 activations read in place (weights in
  * natural K order), and f16_tiles and bf16_tiles, which read activations from B tiles (NVFP4 ones dequantized
  * there, dense ones copied) and decode the weights in their K order (dequantize_layout.h). Each has an entry
  * of mixed widths, which names the portable path's entry of the family too; on sm_90a the tiles families also
- * have one per token tile width
- * of gw_entry_widths (GW_ENTRY_NAME of grouped_gemm_layout.h: one width per function is what lets its decode
- * overlap its wgmmas; ptx/sm90a/grouped_gemm_w4a16_widths.inc says which). */
+ * have one per token tile width of gw_entry_widths (GW_ENTRY_NAME of grouped_gemm_layout.h: one width per
+ * function is what lets its decode overlap its wgmmas; ptx/sm90a/grouped_gemm_w4a16_widths.inc says which). */
 #define NVFP4_W4A16_WIDTH(X, type, TYPE, what, t)                                                         \
   X(NVFP4I_KERNEL_GROUPED_GEMM_W4A16_##TYPE##_T##t, "grouped GEMM (" what ", " #t "-row tiles)",          \
     NVFP4I_NAME(GW_ENTRY_NAME(type, t)), NVFP4I_NONE, GG_THREADS, GG_SMEM_LIMIT, 0, 0)
