@@ -1063,6 +1063,10 @@ static nvfp4_status grouped_call(nvfp4_handle *h, gg_call *call, CUstream stream
     token_total += tokens_in_scratch(call) ? token_bytes(call, g) : 0;
     partial_total += partials ? partial_bytes(call, g) : 0;
   }
+  /* the portable kernel copies a token tile's rows past M from what follows its column block (products it
+   * never stores): after the last group's, up to PG_T_MAX rows of slack */
+  if (call->b_tiles && h->path != NVFP4I_PATH_SM90A && token_total > 0)
+    token_total += PG_T_MAX * GDQ_B_TILE_ROW_BYTES;
   if (token_total + partial_total == 0) return run_launches(h, call, stream);
 
   /* the scratch calls take the thread's current context (the launches enter the handle's on their own) */

@@ -12,11 +12,12 @@
 #define PG_ENTRY_F16_TILES nvfp4_grouped_gemm_w4a16_f16_tiles_sm80
 #define PG_ENTRY_BF16_TILES nvfp4_grouped_gemm_w4a16_bf16_tiles_sm80
 
-/* --- launch: 8 warps, every one loads and computes (no warp specialisation); .maxnreg PG_MAX_REGS keeps two
- * CTAs on an SM (2 x 256 x 128 = the 64K registers of every SM from sm_80 on). Grid: up to blocks-per-SM x
- * SMs persistent CTAs, CTA i taking tiles i, i + grid, ... */
-#define PG_THREADS 256
-#define PG_MAX_REGS 128
+/* --- launch: 4 warps, every one loads and computes (no warp specialisation); .maxnreg PG_MAX_REGS keeps three
+ * CTAs on an SM (3 x 128 x 168 of the 64K registers of every SM from sm_80 on), which the H100 / H200's 228 KB
+ * of shared memory hold exactly (3 x (PG_SMEM_BYTES + the driver's 1 KB)); an A100 holds two, an sm_86 / sm_89
+ * SM one. Grid: up to blocks-per-SM x SMs persistent CTAs, CTA i taking tiles i, i + grid, ... */
+#define PG_THREADS 128
+#define PG_MAX_REGS 168
 
 /* --- tiles: GG_TILE_N (128) weight rows x t token rows, t <= PG_T_MAX (the host caps the descriptor's t there:
  * t is 32 or 64); K in stages of GG_K_STEP (128) elements, as the sm_90a kernel (split-K slices are runs of
@@ -31,7 +32,7 @@
  *   [PG_S_WSF, +1024)   weight scales: one BLOCKED_128x4 row block of the stage's 8 blocks (grouped_gemm_layout.h:
  *                       block j of row r at (j/4)*512 + (r%32)*16 + (r/32)*4 + j%4), 0 past N and K
  * PG_STAGES is a literal of cp.async.wait_group: one edit changes the pipeline depth. Three slots (75 KB) fit
- * the 99 KB a block may have on sm_86 / sm_89, and two CTAs fit an sm_80 or sm_90 SM. */
+ * the 99 KB a block may have on sm_86 / sm_89, and three CTAs an sm_90 SM (launch, above). */
 #define PG_STAGES 3
 #define PG_S_A 0
 #define PG_S_W 16384
