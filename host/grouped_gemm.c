@@ -486,6 +486,14 @@ static void group_shape(const gg_call *call, int g, int64_t shape[3]) {
   shape[2] = work ? k_of(call, g) : 0;
 }
 
+/* The portable W4A16 entry `id`'s CTAs that stay resident on an SM: as many as its registers let (the module's
+ * occupancy), at most as many as shared memory holds. */
+static unsigned portable_ctas_per_sm(const nvfp4_handle *h, nvfp4i_kernel_id id) {
+  unsigned per_sm = h->kernels[id].blocks_per_sm > 1 ? (unsigned)h->kernels[id].blocks_per_sm : 1;
+  unsigned fit = (unsigned)h->smem_per_sm / (PG_SMEM_BYTES + 1024); /* 1 KB: the driver's own per CTA */
+  return fit < per_sm ? (fit > 0 ? fit : 1) : per_sm;
+}
+
 /* plan_call, or the plan of the handle's last call where this one has its shape (then the same plan: plan_call
  * is a function of the key alone). Calls of more than NVFP4I_PLAN_MEMO_GROUPS groups always plan. */
 static void plan_call_memo(nvfp4_handle *h, gg_call *call, int may_split) {
@@ -777,7 +785,11 @@ _Static_assert((GG_SMEM_LIMIT - GW_SMEM_BYTES(0, GG_T_MAX)) / GW_SLOT_BYTES(GG_T
 /* The launch shape of the W4A16 entries on the handle's path for token tiles of up to t_max rows: GG_P_RING's
  * word, dynamic shared memory, and the persistent grid for `tiles` tiles. sm_90a: as many load slots as
  * shared memory holds, one CTA per SM; portable: PG_STAGES slots (a literal of the kernel), as many CTAs per SM
- * as registers and shared memory let stay resident. */
+ * as registers and shared memory let stay resident, and where the grid leaves SMs room, each CTA asks for the
+ * share of an SM's shared memory that lets no more CTAs on it than the grid needs (ceil(grid / SMs)). The GPU
+ * fills an SM before it moves on where it can, so without the shares a grid launched while the previous one
+ * still ran crowded its CTAs onto the SMs that one had left (gg4 at three an SM took 38 us in a batch of calls
+ * against 33 alone, docs/PERFORMANCE.md). */
 static uint32_t w4a16_launch_shape(const nvfp4_handle *h, nvfp4i_kernel_id id, uint32_t t_max, uint32_t tiles,
                                    unsigned *smem_bytes, unsigned *grid) {
   uint32_t ring;
@@ -787,12 +799,17 @@ static uint32_t w4a16_launch_shape(const nvfp4_handle *h, nvfp4i_kernel_id id, u
   } else {
     *smem_bytes = PG_SMEM_BYTES;
     ring = PG_STAGES | t_max << 16;
-    per_sm = h->kernels[id].blocks_per_sm > 1 ? (unsigned)h->kernels[id].blocks_per_sm : 1;
-    unsigned fit = (unsigned)h->smem_per_sm / (PG_SMEM_BYTES + 1024); /* 1 KB: the driver's own per CTA */
-    if (fit < per_sm) per_sm = fit > 0 ? fit : 1;
+    per_sm = portable_ctas_per_sm(h, id);
   }
   uint64_t most = (uint64_t)h->sm_count * per_sm;
   *grid = (unsigned)(tiles < most ? tiles : most);
+  if (h->path != NVFP4I_PATH_SM90A && *grid > 0) {
+    unsigned need = (*grid + (unsigned)h->sm_count - 1) / (unsigned)h->sm_count;
+    unsigned share = (unsigned)h->smem_per_sm / need - 1024; /* 1 KB: the driver's own per CTA */
+    share = share / 128 * 128;
+    if (share > (unsigned)h->kernels[id].max_dynamic_smem) share = (unsigned)h->kernels[id].max_dynamic_smem;
+    if (need < per_sm && share > *smem_bytes) *smem_bytes = share;
+  }
   return ring;
 }
 

@@ -39,7 +39,7 @@ typedef enum nvfp4i_path { NVFP4I_PATH_SM90A, NVFP4I_PATH_PORTABLE, NVFP4I_PATH_
     portable, GG_THREADS, GG_SMEM_LIMIT, pthreads, psmem)
 /* A B-tiles family: its entry of mixed widths, then one per width */
 #define NVFP4_W4A16_TILES(X, type, TYPE, what, portable)                                                  \
-  NVFP4_W4A16_MIXED(X, type, TYPE, what, portable, PG_THREADS, PG_SMEM_BYTES)                             \
+  NVFP4_W4A16_MIXED(X, type, TYPE, what, portable, PG_THREADS, PG_SMEM_LIMIT)                             \
   NVFP4_W4A16_WIDTH(X, type, TYPE, what, 64) NVFP4_W4A16_WIDTH(X, type, TYPE, what, 128)                 \
   NVFP4_W4A16_WIDTH(X, type, TYPE, what, 256)
 
@@ -57,10 +57,10 @@ typedef enum nvfp4i_path { NVFP4I_PATH_SM90A, NVFP4I_PATH_PORTABLE, NVFP4I_PATH_
     GEMV_THREADS, GEMV_W4A16_MAX_DYNAMIC_SMEM, GEMV_THREADS, GEMV_W4A16_MAX_DYNAMIC_SMEM)                  \
   X(NVFP4I_KERNEL_GROUPED_GEMM, "grouped GEMM (NVFP4 activations)", "nvfp4_grouped_gemm_sm90a",           \
     NVFP4I_NONE, GG_THREADS, GG_SMEM_LIMIT, 0, 0)                                                         \
-  NVFP4_W4A16_MIXED(X, f16, F16, "f16 activations", NVFP4I_NAME(PG_ENTRY_F16), PG_THREADS, PG_SMEM_BYTES)    \
+  NVFP4_W4A16_MIXED(X, f16, F16, "f16 activations", NVFP4I_NAME(PG_ENTRY_F16), PG_THREADS, PG_SMEM_LIMIT)    \
   NVFP4_W4A16_TILES(X, f16_tiles, F16_TILES, "f16 or NVFP4 activations as f16 B tiles",                  \
                     NVFP4I_NAME(PG_ENTRY_F16_TILES))                                                      \
-  NVFP4_W4A16_MIXED(X, bf16, BF16, "bf16 activations", NVFP4I_NAME(PG_ENTRY_BF16), PG_THREADS, PG_SMEM_BYTES) \
+  NVFP4_W4A16_MIXED(X, bf16, BF16, "bf16 activations", NVFP4I_NAME(PG_ENTRY_BF16), PG_THREADS, PG_SMEM_LIMIT) \
   NVFP4_W4A16_TILES(X, bf16_tiles, BF16_TILES, "bf16 activations as B tiles", NVFP4I_NAME(PG_ENTRY_BF16_TILES)) \
   X(NVFP4I_KERNEL_GROUPED_FINISH, "grouped GEMM finish (split-K, dual GEMM)", NVFP4I_NAME(GF_ENTRY),       \
     NVFP4I_NAME(GF_SM80_ENTRY), GF_THREADS, 0, GF_THREADS, 0)                                             \

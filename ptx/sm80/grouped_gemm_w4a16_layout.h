@@ -39,5 +39,8 @@
 #define PG_S_WSF 24576
 #define PG_SLOT_BYTES 25600
 #define PG_SMEM_BYTES (PG_STAGES * PG_SLOT_BYTES)
+/* The most a launch asks for (an H100's 227 KB a block; less where the GPU has less): a grid of fewer CTAs
+ * than the SMs hold asks each for a larger share, so that they spread over the SMs (host/grouped_gemm.c). */
+#define PG_SMEM_LIMIT (227 * 1024)
 
 #endif

@@ -40,14 +40,15 @@ enum { TOTAL_TILES = 3 * (2 + 1 + 4) };
 
 /* Launch i is a portable W4A16 entry with the portable shape and a parameter block of the G groups, largest
  * token tile first (the stable order keeps 80 before 200 among t = 64), tiles numbered in that order. */
-static void assert_portable_w4a16_launch(long i, const char *entry_name, unsigned expected_grid) {
+static void assert_portable_w4a16_launch(long i, const char *entry_name, unsigned expected_grid,
+                                         unsigned expected_smem) {
   const char *entry;
   CUlaunchConfig config;
   const unsigned char *p = fake_launch(i, &entry, &config);
   ck_assert_str_eq(entry, entry_name);
   ck_assert_uint_eq(config.blockDimX, PG_THREADS);
   ck_assert_uint_eq(config.blockDimY, 1);
-  ck_assert_uint_eq(config.sharedMemBytes, PG_SMEM_BYTES);
+  ck_assert_uint_eq(config.sharedMemBytes, expected_smem);
   ck_assert_uint_eq(config.gridDimX, expected_grid);
   assert_launched_early(&config, 0, "portable W4A16 grouped GEMM");
   ck_assert_uint_eq(param_u32(p, GG_P_NUM_GROUPS), G);
@@ -86,8 +87,9 @@ START_TEST(an_nvfp4_grouped_gemm_dequantizes_the_tokens_then_runs_the_portable_w
   ck_assert_uint_eq(param_u32(p, GDQ_P_OUT_DTYPE), DEQ_DTYPE_F16);
   ck_assert_uint_eq(param_u32(p, GDQ_P_DESCS + GDQ_D_B_TILES), 1);
   uint64_t tokens = param_u64(p, GDQ_P_DESCS + GDQ_D_OUT);
-  /* on sm_90 (228 KB an SM) two CTAs of 75 KB stay resident: a grid of the 21 tiles */
-  assert_portable_w4a16_launch(1, STR(PG_ENTRY_F16_TILES), TOTAL_TILES);
+  /* on sm_90 (228 KB an SM) two CTAs of 75 KB stay resident: a grid of the 21 tiles, one an SM, each CTA
+   * asking for a whole SM's shared memory (227 KB a block) so that no SM takes two */
+  assert_portable_w4a16_launch(1, STR(PG_ENTRY_F16_TILES), TOTAL_TILES, PG_SMEM_LIMIT);
   p = fake_launch(1, &entry, &config);
   ck_assert_uint_eq(desc_u64(p, 0, GG_D_A), tokens);
   ck_assert_uint_eq(desc_u32(p, 0, GG_D_A_LD), (uint32_t)group_m[0] * GDQ_B_TILE_ROW_BYTES); /* a column block */
@@ -117,7 +119,7 @@ START_TEST(a_w4a16_grouped_gemm_runs_the_portable_entry_of_its_activation_type) 
   create_fake_handle();
   call_bf16_w4a16();
   ck_assert_int_eq(fake_launches(), 1);
-  assert_portable_w4a16_launch(0, STR(PG_ENTRY_BF16), TOTAL_TILES);
+  assert_portable_w4a16_launch(0, STR(PG_ENTRY_BF16), TOTAL_TILES, PG_SMEM_BYTES);
   destroy_fake_handle();
 }
 END_TEST
@@ -136,7 +138,7 @@ START_TEST(a_w4a16_grouped_gemm_with_scratch_reads_b_tiles) {
   ck_assert_str_eq(entry, STR(GDQ_SM80_ENTRY));
   ck_assert_uint_eq(param_u32(p, GDQ_P_DESCS + GDQ_D_IN_DENSE), 1);
   ck_assert_uint_eq(param_u32(p, GDQ_P_DESCS + GDQ_D_B_TILES), 1);
-  assert_portable_w4a16_launch(1, STR(PG_ENTRY_BF16_TILES), TOTAL_TILES);
+  assert_portable_w4a16_launch(1, STR(PG_ENTRY_BF16_TILES), TOTAL_TILES, PG_SMEM_BYTES);
   destroy_fake_handle();
 }
 END_TEST
@@ -182,7 +184,7 @@ START_TEST(the_dual_gemm_is_finished_by_the_portable_finishing_entry) {
     ck_assert_str_eq(entry, STR(PG_ENTRY_F16_TILES));
     ck_assert_uint_eq(desc_u32(p, 0, GG_D_FLAGS) & GG_F_PAIRED, 0);
     ck_assert_uint_eq(config.blockDimX, PG_THREADS);
-    ck_assert_uint_eq(config.sharedMemBytes, PG_SMEM_BYTES);
+    ck_assert_uint_eq(config.sharedMemBytes, PG_SMEM_LIMIT); /* one CTA an SM: the grid is small */
     ck_assert_uint_eq(desc_u32(p, 0, GG_D_FLAGS) & GG_F_DTYPE_MASK, NVFP4_DTYPE_F32);
     ck_assert_uint_le(desc_u32(p, 0, GG_D_T), PG_T_MAX);
   }
