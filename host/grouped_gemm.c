@@ -494,6 +494,14 @@ static unsigned portable_ctas_per_sm(const nvfp4_handle *h, nvfp4i_kernel_id id)
   return fit < per_sm ? (fit > 0 ? fit : 1) : per_sm;
 }
 
+/* The persistent CTAs the plan deals a call's tiles to: one an SM on sm_90a; on the portable path the resident
+ * CTAs of its entries (one launch shape for all four: the f16 B-tile entry's stands for them), each taken as a
+ * processor of its own, so that a split fills the SMs' every slot (gg3: 192 tiles, 396 CTAs on the H200). */
+static int plan_ctas(const nvfp4_handle *h) {
+  if (h->path == NVFP4I_PATH_SM90A) return h->sm_count;
+  return h->sm_count * (int)portable_ctas_per_sm(h, NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES);
+}
+
 /* plan_call, or the plan of the handle's last call where this one has its shape (then the same plan: plan_call
  * is a function of the key alone). Calls of more than NVFP4I_PLAN_MEMO_GROUPS groups always plan. */
 static void plan_call_memo(nvfp4_handle *h, gg_call *call, int may_split) {
@@ -517,7 +525,7 @@ static void plan_call_memo(nvfp4_handle *h, gg_call *call, int may_split) {
     pthread_mutex_unlock(&m->lock);
     if (hit) return;
   }
-  plan_call(call, h->sm_count, may_split, h->split_k, h->tile_rows);
+  plan_call(call, plan_ctas(h), may_split, h->split_k, h->tile_rows);
   if (!memo) return;
   pthread_mutex_lock(&m->lock);
   memcpy(m->key, key, sizeof key);

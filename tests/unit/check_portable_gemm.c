@@ -162,6 +162,56 @@ START_TEST(the_portable_grid_is_the_resident_ctas) {
 }
 END_TEST
 
+/* The plan counts every resident CTA: gg3 (G = 2, M = 192, 320, N = 3072, K = 4096: 192 tiles of 64 x 128)
+ * fills 132 SMs x 3 CTAs only in two K slices, finished by the portable finishing entry; at one CTA an SM its
+ * tiles already outnumber the CTAs, and nothing splits. */
+static long gg3_launches(const char *blocks_per_sm, uint32_t *gemm_tiles, uint32_t *grid) {
+  setenv("NVFP4_FORCE_PORTABLE", "1", 1);
+  setenv("FAKE_MEMORY_POOLS", "1", 1);
+  setenv("FAKE_BLOCKS_PER_SM", blocks_per_sm, 1);
+  create_fake_handle();
+  enum { GG3_N = 3072, GG3_K = 4096 };
+  static const int64_t m[2] = {192, 320};
+  nvfp4_tensor a[2], b[2];
+  nvfp4_output c[2];
+  for (int g = 0; g < 2; g++) {
+    a[g] = (nvfp4_tensor){activations, scales, m[g], GG3_K, 1, GG3_K / 2, 0, GG3_K / 16, 0, NVFP4_SF_LINEAR};
+    b[g] = (nvfp4_tensor){weights, scales, GG3_N, GG3_K, 1, GG3_K / 2, 0, GG3_K / 16, 0, NVFP4_SF_LINEAR};
+    c[g] = (nvfp4_output){out, GG3_N, 0, NVFP4_DTYPE_F16};
+  }
+  ck_assert_msg(nvfp4_grouped_gemm(fake_handle, 2, a, b, c, 1.0f, NULL) == NVFP4_STATUS_SUCCESS, "%s",
+                nvfp4_last_error());
+  long launches = fake_launches();
+  const char *entry;
+  CUlaunchConfig config;
+  const unsigned char *p = fake_launch(1, &entry, &config);
+  ck_assert_str_eq(entry, STR(PG_ENTRY_F16_TILES));
+  *gemm_tiles = param_u32(p, GG_P_TOTAL_TILES);
+  *grid = config.gridDimX;
+  if (launches == 3) {
+    fake_launch(2, &entry, &config);
+    ck_assert_str_eq(entry, STR(GF_SM80_ENTRY));
+  }
+  destroy_fake_handle();
+  return launches;
+}
+
+START_TEST(a_grid_of_fewer_tiles_than_resident_ctas_splits_k) {
+  uint32_t tiles, grid;
+  ck_assert_int_eq(gg3_launches("3", &tiles, &grid), 3);
+  ck_assert_uint_eq(tiles, 2 * 192);
+  ck_assert_uint_eq(grid, 2 * 192);
+}
+END_TEST
+
+START_TEST(tiles_that_outnumber_the_resident_ctas_do_not_split) {
+  uint32_t tiles, grid;
+  ck_assert_int_eq(gg3_launches("1", &tiles, &grid), 2);
+  ck_assert_uint_eq(tiles, 192);
+  ck_assert_uint_eq(grid, SMS);
+}
+END_TEST
+
 /* The dual GEMM: the dequantize, both products into f32 partials, then the portable finishing entry, every
  * launch plain. */
 START_TEST(the_dual_gemm_is_finished_by_the_portable_finishing_entry) {
@@ -205,6 +255,8 @@ Suite *portable_gemm_suite(void) {
   tcase_add_test(tc, a_w4a16_grouped_gemm_runs_the_portable_entry_of_its_activation_type);
   tcase_add_test(tc, a_w4a16_grouped_gemm_with_scratch_reads_b_tiles);
   tcase_add_test(tc, the_portable_grid_is_the_resident_ctas);
+  tcase_add_test(tc, a_grid_of_fewer_tiles_than_resident_ctas_splits_k);
+  tcase_add_test(tc, tiles_that_outnumber_the_resident_ctas_do_not_split);
   tcase_add_test(tc, the_dual_gemm_is_finished_by_the_portable_finishing_entry);
   suite_add_tcase(s, tc);
   return s;
