@@ -37,11 +37,14 @@ typedef enum nvfp4i_path { NVFP4I_PATH_SM90A, NVFP4I_PATH_PORTABLE, NVFP4I_PATH_
 #define NVFP4_W4A16_MIXED(X, type, TYPE, what, portable, pthreads, psmem)                                 \
   X(NVFP4I_KERNEL_GROUPED_GEMM_W4A16_##TYPE, "grouped GEMM (" what ")", NVFP4I_NAME(GW_MIXED_ENTRY_NAME(type)), \
     portable, GG_THREADS, GG_SMEM_LIMIT, pthreads, psmem)
-/* A B-tiles family: its entry of mixed widths, then one per width */
-#define NVFP4_W4A16_TILES(X, type, TYPE, what, portable)                                                  \
+/* A B-tiles family: its entry of mixed widths, then one per width; then the portable path's entry for
+ * launches whose tiles all have t = 32 (no sm_90a entry) */
+#define NVFP4_W4A16_TILES(X, type, TYPE, what, portable, portable_t32)                                    \
   NVFP4_W4A16_MIXED(X, type, TYPE, what, portable, PG_THREADS, PG_SMEM_LIMIT)                             \
   NVFP4_W4A16_WIDTH(X, type, TYPE, what, 64) NVFP4_W4A16_WIDTH(X, type, TYPE, what, 128)                 \
-  NVFP4_W4A16_WIDTH(X, type, TYPE, what, 256)
+  NVFP4_W4A16_WIDTH(X, type, TYPE, what, 256)                                                             \
+  X(NVFP4I_KERNEL_GROUPED_GEMM_W4A16_##TYPE##_T32, "grouped GEMM (" what ", 32-row tiles)", NVFP4I_NONE,  \
+    portable_t32, GG_THREADS, GG_SMEM_LIMIT, PG_THREADS, PG_SMEM_LIMIT)
 
 /* X(id, what it computes, sm_90a entry, portable entry or NVFP4I_NONE, then per path (sm_90a, portable) the
  * threads per CTA it is launched with and the largest dynamic shared memory it takes). A kernel the portable
@@ -59,9 +62,10 @@ typedef enum nvfp4i_path { NVFP4I_PATH_SM90A, NVFP4I_PATH_PORTABLE, NVFP4I_PATH_
     NVFP4I_NONE, GG_THREADS, GG_SMEM_LIMIT, 0, 0)                                                         \
   NVFP4_W4A16_MIXED(X, f16, F16, "f16 activations", NVFP4I_NAME(PG_ENTRY_F16), PG_THREADS, PG_SMEM_LIMIT)    \
   NVFP4_W4A16_TILES(X, f16_tiles, F16_TILES, "f16 or NVFP4 activations as f16 B tiles",                  \
-                    NVFP4I_NAME(PG_ENTRY_F16_TILES))                                                      \
+                    NVFP4I_NAME(PG_ENTRY_F16_TILES), NVFP4I_NAME(PG_ENTRY_F16_TILES_T32))                 \
   NVFP4_W4A16_MIXED(X, bf16, BF16, "bf16 activations", NVFP4I_NAME(PG_ENTRY_BF16), PG_THREADS, PG_SMEM_LIMIT) \
-  NVFP4_W4A16_TILES(X, bf16_tiles, BF16_TILES, "bf16 activations as B tiles", NVFP4I_NAME(PG_ENTRY_BF16_TILES)) \
+  NVFP4_W4A16_TILES(X, bf16_tiles, BF16_TILES, "bf16 activations as B tiles", NVFP4I_NAME(PG_ENTRY_BF16_TILES), \
+                    NVFP4I_NAME(PG_ENTRY_BF16_TILES_T32))                                                 \
   X(NVFP4I_KERNEL_GROUPED_FINISH, "grouped GEMM finish (split-K, dual GEMM)", NVFP4I_NAME(GF_ENTRY),       \
     NVFP4I_NAME(GF_SM80_ENTRY), GF_THREADS, 0, GF_THREADS, 0)                                             \
   X(NVFP4I_KERNEL_DEQUANTIZE, "dequantize", NVFP4I_NAME(DEQ_ENTRY), NVFP4I_NAME(DEQ_SM80_ENTRY),          \

@@ -11,6 +11,9 @@
 /* activations in B tiles (dequantize_layout.h), weights decoded in their permuted K order */
 #define PG_ENTRY_F16_TILES nvfp4_grouped_gemm_w4a16_f16_tiles_sm80
 #define PG_ENTRY_BF16_TILES nvfp4_grouped_gemm_w4a16_bf16_tiles_sm80
+/* the same for launches whose tiles all have t = 32 (half the mma: host/grouped_gemm.c picks them) */
+#define PG_ENTRY_F16_TILES_T32 nvfp4_grouped_gemm_w4a16_f16_tiles_t32_sm80
+#define PG_ENTRY_BF16_TILES_T32 nvfp4_grouped_gemm_w4a16_bf16_tiles_t32_sm80
 
 /* --- launch: 4 warps, every one loads and computes (no warp specialisation); .maxnreg PG_MAX_REGS keeps three
  * CTAs on an SM (3 x 128 x 168 of the 64K registers of every SM from sm_80 on), which the H100 / H200's 228 KB

@@ -212,6 +212,30 @@ START_TEST(tiles_that_outnumber_the_resident_ctas_do_not_split) {
 }
 END_TEST
 
+/* A launch whose tiles all have t = 32 (every group's M at most 32, as a MoE decode's) takes the B-tile
+ * family's t = 32 entry; the launches above, of t = 64 and 32 mixed, take the family's own. */
+START_TEST(tiles_all_of_32_rows_take_the_t32_entry) {
+  setenv("NVFP4_FORCE_PORTABLE", "1", 1);
+  setenv("FAKE_MEMORY_POOLS", "1", 1);
+  create_fake_handle();
+  nvfp4_tensor a[G], b[G];
+  nvfp4_output c[G];
+  nvfp4_args(a, b, c);
+  static const int64_t small_m[G] = {7, 32, 20};
+  for (int g = 0; g < G; g++) a[g].rows = small_m[g];
+  ck_assert_msg(nvfp4_grouped_gemm(fake_handle, G, a, b, c, 1.0f, NULL) == NVFP4_STATUS_SUCCESS, "%s",
+                nvfp4_last_error());
+  ck_assert_int_eq(fake_launches(), 2);
+  const char *entry;
+  CUlaunchConfig config;
+  const unsigned char *p = fake_launch(1, &entry, &config);
+  ck_assert_str_eq(entry, STR(PG_ENTRY_F16_TILES_T32));
+  ck_assert_uint_eq(config.blockDimX, PG_THREADS);
+  for (int d = 0; d < G; d++) ck_assert_uint_eq(desc_u32(p, d, GG_D_T), 32);
+  destroy_fake_handle();
+}
+END_TEST
+
 /* The dual GEMM: the dequantize, both products into f32 partials, then the portable finishing entry, every
  * launch plain. */
 START_TEST(the_dual_gemm_is_finished_by_the_portable_finishing_entry) {
@@ -257,6 +281,7 @@ Suite *portable_gemm_suite(void) {
   tcase_add_test(tc, the_portable_grid_is_the_resident_ctas);
   tcase_add_test(tc, a_grid_of_fewer_tiles_than_resident_ctas_splits_k);
   tcase_add_test(tc, tiles_that_outnumber_the_resident_ctas_do_not_split);
+  tcase_add_test(tc, tiles_all_of_32_rows_take_the_t32_entry);
   tcase_add_test(tc, the_dual_gemm_is_finished_by_the_portable_finishing_entry);
   suite_add_tcase(s, tc);
   return s;
