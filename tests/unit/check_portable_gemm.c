@@ -33,6 +33,14 @@ static void nvfp4_args(nvfp4_tensor *a, nvfp4_tensor *b, nvfp4_output *c) {
   }
 }
 
+/* A fake H200 handle forced onto the portable path, with memory pools (scratch), and the G groups' operands. */
+static void forced_portable_with_pools(nvfp4_tensor *a, nvfp4_tensor *b, nvfp4_output *c) {
+  setenv("NVFP4_FORCE_PORTABLE", "1", 1);
+  setenv("FAKE_MEMORY_POOLS", "1", 1);
+  create_fake_handle();
+  nvfp4_args(a, b, c);
+}
+
 /* Tiles of the groups at token tile t(m) (the host's even split of m into tiles of at most PG_T_MAX rows,
  * rounded up to GG_T_GRAIN): 80 -> two of 64, 7 -> one of 32, 200 -> four of 64; N = 300: 3 column tiles. */
 static const uint32_t group_t[G] = {64, 32, 64};
@@ -71,12 +79,9 @@ static void assert_portable_w4a16_launch(long i, const char *entry_name, unsigne
 }
 
 START_TEST(an_nvfp4_grouped_gemm_dequantizes_the_tokens_then_runs_the_portable_w4a16_entry) {
-  setenv("NVFP4_FORCE_PORTABLE", "1", 1);
-  setenv("FAKE_MEMORY_POOLS", "1", 1);
-  create_fake_handle();
   nvfp4_tensor a[G], b[G];
   nvfp4_output c[G];
-  nvfp4_args(a, b, c);
+  forced_portable_with_pools(a, b, c);
   ck_assert_msg(nvfp4_grouped_gemm(fake_handle, G, a, b, c, 0.5f, NULL) == NVFP4_STATUS_SUCCESS, "%s",
                 nvfp4_last_error());
   ck_assert_int_eq(fake_launches(), 2);
@@ -215,12 +220,9 @@ END_TEST
 /* A launch whose tiles all have t = 32 (every group's M at most 32, as a MoE decode's) takes the B-tile
  * family's t = 32 entry; the launches above, of t = 64 and 32 mixed, take the family's own. */
 START_TEST(tiles_all_of_32_rows_take_the_t32_entry) {
-  setenv("NVFP4_FORCE_PORTABLE", "1", 1);
-  setenv("FAKE_MEMORY_POOLS", "1", 1);
-  create_fake_handle();
   nvfp4_tensor a[G], b[G];
   nvfp4_output c[G];
-  nvfp4_args(a, b, c);
+  forced_portable_with_pools(a, b, c);
   static const int64_t small_m[G] = {7, 32, 20};
   for (int g = 0; g < G; g++) a[g].rows = small_m[g];
   ck_assert_msg(nvfp4_grouped_gemm(fake_handle, G, a, b, c, 1.0f, NULL) == NVFP4_STATUS_SUCCESS, "%s",
@@ -239,12 +241,9 @@ END_TEST
 /* The dual GEMM: the dequantize, both products into f32 partials, then the portable finishing entry, every
  * launch plain. */
 START_TEST(the_dual_gemm_is_finished_by_the_portable_finishing_entry) {
-  setenv("NVFP4_FORCE_PORTABLE", "1", 1);
-  setenv("FAKE_MEMORY_POOLS", "1", 1);
-  create_fake_handle();
   nvfp4_tensor a[G], b[G];
   nvfp4_output c[G];
-  nvfp4_args(a, b, c);
+  forced_portable_with_pools(a, b, c);
   ck_assert_msg(nvfp4_grouped_dual_gemm_silu(fake_handle, G, a, b, b, c, 1.0f, 2.0f, NULL) == NVFP4_STATUS_SUCCESS,
                 "%s", nvfp4_last_error());
   long launches = fake_launches();
