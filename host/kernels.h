@@ -90,6 +90,10 @@ const char *nvfp4i_kernel_name(nvfp4i_path path, nvfp4i_kernel_id id);
 /* What a kernel id computes ("GEMV", "grouped GEMM (f16 activations)"), for messages. */
 const char *nvfp4i_kernel_what(nvfp4i_kernel_id id);
 
+/* Whether a kernel id is a B-tile family's entry for one token tile width (sm_90a's 64, 128, 256, the
+ * portable path's 32): where a path has none, the family's entry of mixed widths takes those tiles. */
+int nvfp4i_kernel_is_width_entry(nvfp4i_kernel_id id);
+
 /* "sm_90a" or "portable". */
 const char *nvfp4i_path_name(nvfp4i_path path);
 

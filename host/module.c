@@ -30,6 +30,20 @@ const char *nvfp4i_kernel_what(nvfp4i_kernel_id id) {
   return (unsigned)id < NVFP4I_KERNEL_COUNT ? kernel_table[id].what : "unknown kernel";
 }
 
+int nvfp4i_kernel_is_width_entry(nvfp4i_kernel_id id) {
+  switch (id) {
+    case NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T32:
+    case NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T64:
+    case NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T128:
+    case NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T256:
+    case NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_TILES_T32:
+    case NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_TILES_T64:
+    case NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_TILES_T128:
+    case NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_TILES_T256: return 1;
+    default: return 0;
+  }
+}
+
 const char *nvfp4i_path_name(nvfp4i_path path) { return path == NVFP4I_PATH_SM90A ? "sm_90a" : "portable"; }
 
 /* Reads a whole file plus a terminating NUL (cuModuleLoadData needs one for PTX text). */

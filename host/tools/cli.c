@@ -122,7 +122,10 @@ static int print_info(void) {
   for (int id = 0; id < NVFP4I_KERNEL_COUNT; id++) {
     const nvfp4i_kernel *k = &h->kernels[id];
     const char *name = nvfp4i_kernel_name(h->path, (nvfp4i_kernel_id)id);
-    if (name == NULL)
+    if (name == NULL && nvfp4i_kernel_is_width_entry((nvfp4i_kernel_id)id))
+      printf("kernel   %-46s none on this path for the %s: its family's entry of mixed widths takes them\n", "-",
+             nvfp4i_kernel_what((nvfp4i_kernel_id)id));
+    else if (name == NULL)
       printf("kernel   %-46s none on this path: the %s returns NOT_SUPPORTED\n", "-",
              nvfp4i_kernel_what((nvfp4i_kernel_id)id));
     else if (k->fn == NULL)
