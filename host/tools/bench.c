@@ -264,70 +264,82 @@ out:
   return status;
 }
 
-/* ---- GEMV */
+/* ---- GEMV and dense GEMM: A (m x k) against a second operand of n rows (the GEMV's x: n = 1), L batches */
 
-typedef struct gemv_arg {
+/* The call such a benchmark times. */
+typedef enum pair_call { PAIR_GEMV, PAIR_GEMV_W4A16, PAIR_GEMM } pair_call;
+
+typedef struct pair_arg {
   nvfp4_handle *h;
-  nvfp4_tensor *a, *x; /* per set */
-  nvfp4_dense *dense;  /* W4A16: x, in place of x */
-  nvfp4_output *y;
-} gemv_arg;
+  pair_call call;
+  nvfp4_tensor *a, *b; /* per set; b: the GEMV's x or the GEMM's B */
+  nvfp4_dense *dense;  /* W4A16: x, in place of b */
+  nvfp4_output *c;     /* the GEMV's y (m x 1 a batch) or the GEMM's C (m x n) */
+} pair_arg;
 
-static nvfp4_status launch_gemv(void *arg, int set, CUstream stream) {
-  gemv_arg *g = arg;
-  if (g->dense != NULL) return nvfp4_gemv_w4a16(g->h, &g->a[set], &g->dense[set], &g->y[set], 1.0f, stream);
-  return nvfp4_gemv(g->h, &g->a[set], &g->x[set], &g->y[set], 1.0f, stream);
+static nvfp4_status launch_pair(void *arg, int set, CUstream stream) {
+  pair_arg *g = arg;
+  switch (g->call) {
+    case PAIR_GEMV_W4A16: return nvfp4_gemv_w4a16(g->h, &g->a[set], &g->dense[set], &g->c[set], 1.0f, stream);
+    case PAIR_GEMM: return nvfp4_gemm(g->h, &g->a[set], &g->b[set], &g->c[set], 1.0f, stream);
+    case PAIR_GEMV: break;
+  }
+  return nvfp4_gemv(g->h, &g->a[set], &g->b[set], &g->c[set], 1.0f, stream);
 }
 
-/* Both GEMVs' benchmark: with `dense`, nvfp4_gemv_w4a16 on x of x_dtype. */
-static nvfp4_status bench_gemv(nvfp4_handle *h, int64_t m, int64_t k, int64_t l, int dense, nvfp4_dtype x_dtype,
-                               const nvfp4i_bench_method *method, nvfp4i_timing *t, double *bytes) {
+/* The GEMVs' and the dense GEMM's benchmark: A (m x k x l) against b (n x k x l; the GEMV's x: n = 1), or with
+ * PAIR_GEMV_W4A16 dense x of x_dtype; the f16 output m x n a batch, rows packed (the GEMV's y: ld 1). *bytes
+ * is one call's traffic floor: A, b and their scales (dense x: 2 bytes an element), the output, each once. */
+static nvfp4_status bench_pair(nvfp4_handle *h, pair_call call, int64_t m, int64_t n, int64_t k, int64_t l,
+                               nvfp4_dtype x_dtype, const nvfp4i_bench_method *method, nvfp4i_timing *t,
+                               double *bytes) {
+  int dense = call == PAIR_GEMV_W4A16;
   size_t set_bytes = 0;
-  nvfp4_tensor a0 = place_operand(&set_bytes, m, k, l), x0 = {0};
+  nvfp4_tensor a0 = place_operand(&set_bytes, m, k, l), b0 = {0};
   nvfp4_dense dense0 = {0};
   if (dense)
-    dense0 = place_dense(&set_bytes, 1, k, l, x_dtype);
+    dense0 = place_dense(&set_bytes, n, k, l, x_dtype);
   else
-    x0 = place_operand(&set_bytes, 1, k, l);
-  size_t y_offset = place(&set_bytes, (size_t)(m * l) * sizeof(uint16_t));
-  /* A and its scales, x (and its scales, or 2 bytes an element), y, each once */
-  double x_bytes = dense ? 2.0 * (double)k : (double)k * (0.5 + 1.0 / 16);
-  *bytes = (double)l * ((double)m * (double)k * (0.5 + 1.0 / 16) + x_bytes + 2.0 * (double)m);
+    b0 = place_operand(&set_bytes, n, k, l);
+  size_t c_offset = place(&set_bytes, (size_t)(m * n * l) * sizeof(uint16_t));
+  double b_bytes = (double)n * (double)k * (dense ? 2.0 : 0.5 + 1.0 / 16);
+  *bytes = (double)l * ((double)m * (double)k * (0.5 + 1.0 / 16) + b_bytes + 2.0 * (double)m * (double)n);
   input_sets sets;
   pools p = {0};
-  gemv_arg g = {h, NULL, NULL, NULL, NULL};
+  pair_arg g = {h, call, NULL, NULL, NULL, NULL};
   nvfp4_status status = sets_create(&sets, h, method, set_bytes);
-  size_t a_bytes = (size_t)(a0.batch_stride * l), x_bytes_dense = (size_t)(2 * k * l); /* the largest buffers */
-  if (status == NVFP4_STATUS_SUCCESS) status = pools_create(&p, a_bytes > x_bytes_dense ? a_bytes : x_bytes_dense);
+  size_t a_bytes = (size_t)(a0.batch_stride * l), b_size = dense ? (size_t)(2 * n * k * l) /* the largest buffers */
+                                                                 : (size_t)(b0.batch_stride * l);
+  if (status == NVFP4_STATUS_SUCCESS) status = pools_create(&p, a_bytes > b_size ? a_bytes : b_size);
   if (status == NVFP4_STATUS_SUCCESS && dense) status = pools_add_activations(&p, x_dtype);
   if (status != NVFP4_STATUS_SUCCESS) goto out;
   g.a = calloc((size_t)sets.count, sizeof *g.a);
-  g.x = dense ? NULL : calloc((size_t)sets.count, sizeof *g.x);
+  g.b = dense ? NULL : calloc((size_t)sets.count, sizeof *g.b);
   g.dense = dense ? calloc((size_t)sets.count, sizeof *g.dense) : NULL;
-  g.y = calloc((size_t)sets.count, sizeof *g.y);
-  if (g.a == NULL || (g.x == NULL && g.dense == NULL) || g.y == NULL) {
+  g.c = calloc((size_t)sets.count, sizeof *g.c);
+  if (g.a == NULL || (g.b == NULL && g.dense == NULL) || g.c == NULL) {
     status = nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "bench: no host memory");
     goto out;
   }
   for (int s = 0; s < sets.count && status == NVFP4_STATUS_SUCCESS; s++) {
     g.a[s] = at_base(a0, sets.memory[s]);
-    g.y[s] = (nvfp4_output){(void *)(uintptr_t)(sets.memory[s] + y_offset), 1, m, NVFP4_DTYPE_F16};
+    g.c[s] = (nvfp4_output){(void *)(uintptr_t)(sets.memory[s] + c_offset), n, m * n, NVFP4_DTYPE_F16};
     status = upload_operand(&g.a[s], &p, 2 * (uint64_t)s);
     if (status != NVFP4_STATUS_SUCCESS) break;
     if (dense) {
       g.dense[s] = dense_at_base(dense0, sets.memory[s]);
       status = upload_dense(&g.dense[s], &p, 2 * (uint64_t)s + 1);
     } else {
-      g.x[s] = at_base(x0, sets.memory[s]);
-      status = upload_operand(&g.x[s], &p, 2 * (uint64_t)s + 1);
+      g.b[s] = at_base(b0, sets.memory[s]);
+      status = upload_operand(&g.b[s], &p, 2 * (uint64_t)s + 1);
     }
   }
-  if (status == NVFP4_STATUS_SUCCESS) status = time_sets(launch_gemv, &g, sets.count, method->runs, t);
+  if (status == NVFP4_STATUS_SUCCESS) status = time_sets(launch_pair, &g, sets.count, method->runs, t);
 out:
   free(g.a);
-  free(g.x);
+  free(g.b);
   free(g.dense);
-  free(g.y);
+  free(g.c);
   pools_destroy(&p);
   sets_destroy(&sets);
   return status;
@@ -335,12 +347,18 @@ out:
 
 nvfp4_status nvfp4i_bench_gemv(nvfp4_handle *h, int64_t m, int64_t k, int64_t l, const nvfp4i_bench_method *method,
                                nvfp4i_timing *t, double *bytes) {
-  return bench_gemv(h, m, k, l, 0, NVFP4_DTYPE_F16, method, t, bytes);
+  return bench_pair(h, PAIR_GEMV, m, 1, k, l, NVFP4_DTYPE_F16, method, t, bytes);
 }
 
 nvfp4_status nvfp4i_bench_gemv_w4a16(nvfp4_handle *h, int64_t m, int64_t k, int64_t l, nvfp4_dtype x_dtype,
                                      const nvfp4i_bench_method *method, nvfp4i_timing *t, double *bytes) {
-  return bench_gemv(h, m, k, l, 1, x_dtype, method, t, bytes);
+  return bench_pair(h, PAIR_GEMV_W4A16, m, 1, k, l, x_dtype, method, t, bytes);
+}
+
+nvfp4_status nvfp4i_bench_gemm(nvfp4_handle *h, int64_t m, int64_t n, int64_t k, int64_t l,
+                               const nvfp4i_bench_method *method, nvfp4i_timing *t, double *flops, double *bytes) {
+  *flops = 2.0 * (double)m * (double)n * (double)k * (double)l;
+  return bench_pair(h, PAIR_GEMM, m, n, k, l, NVFP4_DTYPE_F16, method, t, bytes);
 }
 
 /* ---- grouped GEMM and dual GEMM */
@@ -867,6 +885,10 @@ const nvfp4i_grouped_workload nvfp4i_grouped_workloads[] = {
     {"moe1", NVFP4I_MOE_GROUPS, nvfp4i_moe_m, 4096, 7168},
 };
 const int nvfp4i_grouped_workload_count = sizeof nvfp4i_grouped_workloads / sizeof nvfp4i_grouped_workloads[0];
+
+const nvfp4i_gemm_workload nvfp4i_gemm_workloads[] = {
+    {"gemm1", 128, 7168, 16384, 1}, {"gemm2", 128, 4096, 7168, 1}, {"gemm3", 128, 7168, 2048, 1}};
+const int nvfp4i_gemm_workload_count = sizeof nvfp4i_gemm_workloads / sizeof nvfp4i_gemm_workloads[0];
 
 const nvfp4i_grouped_workload nvfp4i_dual_workloads[] = {
     {"dual1", 1, (const int64_t[]){256}, 4096, 7168},

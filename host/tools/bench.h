@@ -37,6 +37,11 @@ nvfp4_status nvfp4i_bench_gemv(nvfp4_handle *h, int64_t m, int64_t k, int64_t l,
 nvfp4_status nvfp4i_bench_gemv_w4a16(nvfp4_handle *h, int64_t m, int64_t k, int64_t l, nvfp4_dtype x_dtype,
                                      const nvfp4i_bench_method *method, nvfp4i_timing *t, double *bytes);
 
+/* nvfp4_gemm with l batches of A (m x k) and B (n x k), LINEAR scales, F16 output. *flops = 2 * m*n*k*l;
+ * *bytes = the traffic floor: A, B and their scales read once, C written once, every batch. */
+nvfp4_status nvfp4i_bench_gemm(nvfp4_handle *h, int64_t m, int64_t n, int64_t k, int64_t l,
+                               const nvfp4i_bench_method *method, nvfp4i_timing *t, double *flops, double *bytes);
+
 /* nvfp4_grouped_gemm over `groups` problems (A_g: m[g] x k, B_g: n x k; LINEAR scales, F16 output; an empty
  * group is skipped). *flops = 2 * sum m[g]*n*k; *bytes = the traffic floor: every non-empty group's A, B
  * and their scales read once, C written once. */
@@ -118,13 +123,18 @@ nvfp4_status nvfp4i_bench_read(const nvfp4i_probes *p, double bytes, int runs, i
 /* The dense f16 tensor-core rate, measured: back-to-back wgmma.m64n256k16 on every SM. */
 nvfp4_status nvfp4i_bench_wgmma_peak(const nvfp4i_probes *p, int runs, double *tflops);
 
-/* The benchmark workloads: GPU MODE's GEMV, grouped GEMM and dual GEMM benchmark shapes, the MoE decode shape,
- * the dequantize targets (issue 14: 16384 x 16384 f16; SPEC: bf16) and the scale relayouts of a 16384 x 16384
- * tensor, LINEAR -> BLOCKED and BLOCKED -> LINEAR. */
+/* The benchmark workloads: GPU MODE's GEMV, grouped GEMM, dense GEMM and dual GEMM benchmark shapes, the MoE
+ * decode shape, the dequantize targets (issue 14: 16384 x 16384 f16; SPEC: bf16) and the scale relayouts of a
+ * 16384 x 16384 tensor, LINEAR -> BLOCKED and BLOCKED -> LINEAR. */
 typedef struct nvfp4i_gemv_workload {
   const char *name;
   int64_t m, k, l;
 } nvfp4i_gemv_workload;
+
+typedef struct nvfp4i_gemm_workload {
+  const char *name;
+  int64_t m, n, k, l;
+} nvfp4i_gemm_workload;
 
 typedef struct nvfp4i_grouped_workload {
   const char *name;
@@ -149,6 +159,8 @@ extern const nvfp4i_gemv_workload nvfp4i_gemv_workloads[];
 extern const int nvfp4i_gemv_workload_count;
 extern const nvfp4i_grouped_workload nvfp4i_grouped_workloads[];
 extern const int nvfp4i_grouped_workload_count;
+extern const nvfp4i_gemm_workload nvfp4i_gemm_workloads[];
+extern const int nvfp4i_gemm_workload_count;
 extern const nvfp4i_grouped_workload nvfp4i_dual_workloads[]; /* G = 1 each */
 extern const int nvfp4i_dual_workload_count;
 extern const nvfp4i_dequantize_workload nvfp4i_dequantize_workloads[];

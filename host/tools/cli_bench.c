@@ -11,12 +11,14 @@ static const char usage_bench[] =
     "usage: nvfp4 bench [--gpumode] [--iters N] [--sets N] [--csv FILE]\n"
     "       nvfp4 bench gemv [options]          see nvfp4 bench gemv --help\n"
     "       nvfp4 bench grouped-gemm [options]  see nvfp4 bench grouped-gemm --help\n"
+    "       nvfp4 bench gemm [options]          see nvfp4 bench gemm --help\n"
     "       nvfp4 bench dual-gemm [options]     see nvfp4 bench dual-gemm --help\n"
     "       nvfp4 bench dequantize [options]    see nvfp4 bench dequantize --help\n"
     "       nvfp4 bench quantize [options]      see nvfp4 bench quantize --help\n"
     "       nvfp4 bench relayout [options]      see nvfp4 bench relayout --help\n"
-    "  Without an operation: the GPU MODE benchmark shapes of GEMV, grouped GEMM and dual GEMM (--gpumode, the\n"
-    "  default; the first two each also with f16 activations, W4A16), every option applying to all three.\n"
+    "  Without an operation: the GPU MODE benchmark shapes of GEMV, grouped GEMM, dense GEMM and dual GEMM\n"
+    "  (--gpumode, the default; the first two each also with f16 activations, W4A16), every option applying to\n"
+    "  all four.\n"
     "  Timing (docs/TIMING.md): N distinct input sets; one repetition synchronises, writes 256 MB to flush\n"
     "  L2, and times one call per set back to back on one stream between two events; a call's time is the\n"
     "  elapsed time / N, and the median over the repetitions is reported, with the single-call latency (one\n"
@@ -58,6 +60,17 @@ static const char usage_bench_grouped[] =
     "            activations, then with f16 ones (W4A16), unless --act names one kind\n"
     "  --act: the activations, NVFP4 (nvfp4_grouped_gemm, the default for a shape of your own) or dense f16\n"
     "         or bf16 (nvfp4_grouped_gemm_w4a16; bytes count them at 2 an element)\n"
+    "  --iters N, --sets N, --csv FILE: as in nvfp4 bench --help\n";
+
+static const char usage_bench_gemm[] =
+    "usage: nvfp4 bench gemm [--m M --n N --k K [--l L] | --gpumode] [--iters N] [--sets N] [--csv FILE]\n"
+    "  Times nvfp4_gemm, the dense GEMM with batches (C_l = A_l B_l^T, A_l M x K, B_l N x K, L batches; random\n"
+    "  full-range operands, LINEAR scales, f16 output) and prints what nvfp4 bench grouped-gemm prints: the\n"
+    "  time per call and alone, TFLOP/s and its share of the f16 tensor-core rate, the bytes moved per second\n"
+    "  (A, B and their scales read once, C written once, every batch) and their share of the copy bandwidth,\n"
+    "  and the floors the two ceilings put on the call.\n"
+    "  --gpumode (the default): GPU MODE's three benchmark cases gemm1..3, L = 1, (M, N, K) = (128, 7168, 16384),\n"
+    "            (128, 4096, 7168), (128, 7168, 2048)\n"
     "  --iters N, --sets N, --csv FILE: as in nvfp4 bench --help\n";
 
 static const char usage_bench_dual[] =
@@ -112,8 +125,9 @@ enum {
 };
 enum {
   BENCH_GEMV = 1, BENCH_GROUPED = 2, BENCH_DEQUANTIZE = 4, BENCH_QUANTIZE = 8, BENCH_RELAYOUT = 16, BENCH_DUAL = 32,
-  BENCH_GPUMODE = BENCH_GEMV | BENCH_GROUPED | BENCH_DUAL, /* `nvfp4 bench` without an operation */
-  BENCH_TENSOR_CORE = BENCH_GROUPED | BENCH_DUAL,          /* the operations rated against the wgmma peak */
+  BENCH_GEMM = 64,
+  BENCH_GPUMODE = BENCH_GEMV | BENCH_GROUPED | BENCH_GEMM | BENCH_DUAL, /* `nvfp4 bench` without an operation */
+  BENCH_TENSOR_CORE = BENCH_GROUPED | BENCH_GEMM | BENCH_DUAL, /* the operations rated against the wgmma peak */
   MAX_GROUPS = 1024
 };
 
@@ -177,6 +191,12 @@ static int parse_bench(int argc, char **argv, bench_args *a) {
                                                   {"k", required_argument, NULL, OPT_K},
                                                   {"act", required_argument, NULL, OPT_ACT},
                                                   {0}};
+  static const struct option gemm_options[] = {COMMON_OPTIONS,
+                                               {"m", required_argument, NULL, OPT_M},
+                                               {"n", required_argument, NULL, OPT_N},
+                                               {"k", required_argument, NULL, OPT_K},
+                                               {"l", required_argument, NULL, OPT_L},
+                                               {0}};
   static const struct option dual_options[] = {COMMON_OPTIONS,
                                                {"m", required_argument, NULL, OPT_M},
                                                {"n", required_argument, NULL, OPT_N},
@@ -206,6 +226,9 @@ static int parse_bench(int argc, char **argv, bench_args *a) {
   } else if (argc >= 2 && !strcmp(argv[1], "grouped-gemm")) {
     a->ops = BENCH_GROUPED;
     command = "nvfp4 bench grouped-gemm", usage = usage_bench_grouped, options = grouped_options;
+  } else if (argc >= 2 && !strcmp(argv[1], "gemm")) {
+    a->ops = BENCH_GEMM;
+    command = "nvfp4 bench gemm", usage = usage_bench_gemm, options = gemm_options;
   } else if (argc >= 2 && !strcmp(argv[1], "dual-gemm")) {
     a->ops = BENCH_DUAL;
     command = "nvfp4 bench dual-gemm", usage = usage_bench_dual, options = dual_options;
@@ -229,6 +252,8 @@ static int parse_bench(int argc, char **argv, bench_args *a) {
                              ? "a GEMV shape needs one --m and a --k (--l defaults to 1)"
                          : a->ops == BENCH_GROUPED && custom && !(a->m_count && a->n && a->k)
                              ? "a grouped GEMM shape needs --m, --n and --k"
+                         : a->ops == BENCH_GEMM && custom && (a->m_count != 1 || !a->m[0] || !a->n || !a->k)
+                             ? "a dense GEMM shape needs one --m (>= 1), a --n and a --k (--l defaults to 1)"
                          : a->ops == BENCH_DUAL && custom && !(a->m_count && a->n && a->k)
                              ? "a dual GEMM shape needs --m, --n and --k"
                          : a->ops == BENCH_DEQUANTIZE && custom && (a->m_count != 1 || !a->k)
@@ -375,10 +400,21 @@ static void format_m_list(char *text, size_t size, const nvfp4i_grouped_workload
     len += snprintf(text + len, size - (size_t)len, g ? ",%lld" : "%lld", (long long)s->m[g]);
 }
 
-/* The grouped and dual GEMMs' columns. */
-static void print_grouped_columns(void) {
-  printf("%-6s %-5s %-3s %-28s %5s %5s %4s %9s %9s %8s %7s %7s %7s %9s %9s %7s\n", "shape", "act", "G", "M", "N", "K",
-         "sets", "median_us", "single_us", "TFLOP/s", "%peak", "TB/s", "%copy", "flop_us", "byte_us", "x_floor");
+/* The grouped, dense and dual GEMMs' columns; `count`: the header of the groups' (or batches') column. */
+static void print_gemm_columns(const char *count) {
+  printf("%-6s %-5s %-3s %-28s %5s %5s %4s %9s %9s %8s %7s %7s %7s %9s %9s %7s\n", "shape", "act", count, "M", "N",
+         "K", "sets", "median_us", "single_us", "TFLOP/s", "%peak", "TB/s", "%copy", "flop_us", "byte_us", "x_floor");
+}
+
+/* A measured GEMM row in those columns (`count`: its groups or batches), then its CSV line. */
+static void print_gemm_row(const bench_run *run, const bench_row *r, int count) {
+  double tflops = r->flops / (r->t.median_us * 1e-6) / 1e12, tbps = r->bytes / (r->t.median_us * 1e-6) / 1e12;
+  double flop_us = r->flops / (run->peak_tflops * 1e12) * 1e6, byte_us = r->bytes / (run->copy_tbps * 1e12) * 1e6;
+  printf("%-6s %-5s %-3d %-28.28s %5lld %5lld %4d %9.2f %9.2f %8.1f %6.1f%% %7.3f %6.1f%% %9.2f %9.2f %7.2f\n",
+         r->name, r->act, count, r->m_text, (long long)r->n, (long long)r->k, r->t.sets, r->t.median_us,
+         r->t.single_us, tflops, 100.0 * tflops / run->peak_tflops, tbps, 100.0 * tbps / run->copy_tbps, flop_us,
+         byte_us, r->t.median_us / fmax(flop_us, byte_us));
+  csv_row(run, r);
 }
 
 /* Times one shape, with the dual GEMM or else the grouped GEMM on activations `act`, and prints its row; 0
@@ -398,13 +434,7 @@ static int grouped_row(const bench_run *run, const nvfp4i_grouped_workload *s, i
             (long long)s->k, r.act, nvfp4_status_string(st), nvfp4_last_error());
     return 1;
   }
-  double tflops = r.flops / (r.t.median_us * 1e-6) / 1e12, tbps = r.bytes / (r.t.median_us * 1e-6) / 1e12;
-  double flop_us = r.flops / (run->peak_tflops * 1e12) * 1e6, byte_us = r.bytes / (run->copy_tbps * 1e12) * 1e6;
-  printf("%-6s %-5s %-3d %-28.28s %5lld %5lld %4d %9.2f %9.2f %8.1f %6.1f%% %7.3f %6.1f%% %9.2f %9.2f %7.2f\n",
-         s->name, r.act, s->groups, r.m_text, (long long)s->n, (long long)s->k, r.t.sets, r.t.median_us,
-         r.t.single_us, tflops, 100.0 * tflops / run->peak_tflops, tbps, 100.0 * tbps / run->copy_tbps, flop_us,
-         byte_us, r.t.median_us / fmax(flop_us, byte_us));
-  csv_row(run, &r);
+  print_gemm_row(run, &r, s->groups);
   return 0;
 }
 
@@ -418,10 +448,38 @@ static int bench_grouped_shapes(const bench_run *run, const bench_args *a) {
   int act_count = a->m_count || a->act_given ? 1 : 2;
   printf("\nGrouped GEMM. act: the activations (nvfp4, or f16 / bf16: W4A16); flop_us, byte_us: the floors the\n"
          "tensor-core rate and the copy bandwidth put on the call; x_floor: the time over the larger of the two\n");
-  print_grouped_columns();
+  print_gemm_columns("G");
   int rc = 0;
   for (int act = 0; act < act_count; act++)
     for (int i = 0; i < count; i++) rc |= grouped_row(run, &shapes[i], 0, acts[act]);
+  return rc;
+}
+
+/* Times every dense GEMM shape the arguments name (a shape of one's own, or the GPU MODE shapes); 0 when all
+ * were measured. */
+static int bench_gemm_shapes(const bench_run *run, const bench_args *a) {
+  nvfp4i_gemm_workload one = {"custom", a->m[0], a->n, a->k, a->l ? a->l : 1};
+  const nvfp4i_gemm_workload *shapes = a->m_count ? &one : nvfp4i_gemm_workloads;
+  int count = a->m_count ? 1 : nvfp4i_gemm_workload_count;
+  printf("\nDense GEMM (nvfp4_gemm), C_l = A_l B_l^T for L batches: flops and bytes count every batch; flop_us,\n"
+         "byte_us: the floors the tensor-core rate and the copy bandwidth put on the call; x_floor: the time over\n"
+         "the larger of the two\n");
+  print_gemm_columns("L");
+  int rc = 0;
+  for (int i = 0; i < count; i++) {
+    const nvfp4i_gemm_workload *s = &shapes[i];
+    bench_row r = {.op = "gemm", .act = "nvfp4", .name = s->name, .groups = 1, .n = s->n, .k = s->k, .l = s->l,
+                   .read_us = NAN};
+    snprintf(r.m_text, sizeof r.m_text, "%lld", (long long)s->m);
+    nvfp4_status st = nvfp4i_bench_gemm(run->h, s->m, s->n, s->k, s->l, &run->method, &r.t, &r.flops, &r.bytes);
+    if (st != NVFP4_STATUS_SUCCESS) {
+      fprintf(stderr, "nvfp4: gemm %lld x %lld x %lld, %lld batches: %s: %s\n", (long long)s->m, (long long)s->n,
+              (long long)s->k, (long long)s->l, nvfp4_status_string(st), nvfp4_last_error());
+      rc = 1;
+      continue;
+    }
+    print_gemm_row(run, &r, (int)s->l);
+  }
   return rc;
 }
 
@@ -434,7 +492,7 @@ static int bench_dual_shapes(const bench_run *run, const bench_args *a) {
   printf("\nDual GEMM with SiLU, c = silu(a b1^T) * (a b2^T): flops count both products, bytes a, b1, b2 and\n"
          "their scales read once and c written once; flop_us, byte_us: the floors the tensor-core rate and the\n"
          "copy bandwidth put on the call; x_floor: the time over the larger of the two\n");
-  print_grouped_columns();
+  print_gemm_columns("G");
   int rc = 0;
   for (int i = 0; i < count; i++) rc |= grouped_row(run, &shapes[i], 1, CLI_ACT_NVFP4);
   return rc;
@@ -616,6 +674,7 @@ int cli_bench(int argc, char **argv) {
   rc = 0;
   if (a.ops & BENCH_GEMV) rc |= bench_gemv_shapes(&run, &a);
   if (a.ops & BENCH_GROUPED) rc |= bench_grouped_shapes(&run, &a);
+  if (a.ops & BENCH_GEMM) rc |= bench_gemm_shapes(&run, &a);
   if (a.ops & BENCH_DUAL) rc |= bench_dual_shapes(&run, &a);
   if (a.ops & BENCH_DEQUANTIZE) rc |= bench_dequantize_shapes(&run, &a);
   if (a.ops & BENCH_QUANTIZE) rc |= bench_quantize_shape(&run, &a);

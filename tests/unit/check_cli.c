@@ -74,6 +74,7 @@ static const cli_case help_cases[] = {
     {ARGS("bench", "--help"), "usage: nvfp4 bench [--gpumode]"},
     {ARGS("bench", "gemv", "--help"), "usage: nvfp4 bench gemv ["},
     {ARGS("bench", "grouped-gemm", "--help"), "usage: nvfp4 bench grouped-gemm ["},
+    {ARGS("bench", "gemm", "--help"), "usage: nvfp4 bench gemm ["},
     {ARGS("bench", "dual-gemm", "--help"), "usage: nvfp4 bench dual-gemm ["},
     {ARGS("bench", "dequantize", "--help"), "usage: nvfp4 bench dequantize ["},
     {ARGS("bench", "quantize", "--help"), "usage: nvfp4 bench quantize ["},
@@ -151,6 +152,14 @@ static const cli_case usage_cases[] = {
     {ARGS("bench", "grouped-gemm", "--sweep"), "unrecognized option '--sweep'"},
     {ARGS("bench", "grouped-gemm", "--act", "int8"), "--act: 'int8' is not one of nvfp4 f16 bf16"},
     {ARGS("bench", "--act", "f16"), "unrecognized option '--act'"},
+    {ARGS("bench", "gemm", "--m", "128", "--k", "256"), "a dense GEMM shape needs one --m (>= 1), a --n and a --k"},
+    {ARGS("bench", "gemm", "--m", "128,64", "--n", "64", "--k", "256"), "a dense GEMM shape needs one --m"},
+    {ARGS("bench", "gemm", "--m", "0", "--n", "64", "--k", "256"), "a dense GEMM shape needs one --m (>= 1)"},
+    {ARGS("bench", "gemm", "--l", "2"), "a dense GEMM shape needs one --m"},
+    {ARGS("bench", "gemm", "--m", "8", "--n", "64", "--k", "256", "--gpumode"), "without --gpumode"},
+    {ARGS("bench", "gemm", "--l", "0"), "--l: '0' is not an integer in [1,"},
+    {ARGS("bench", "gemm", "--act", "f16"), "unrecognized option '--act'"},
+    {ARGS("bench", "gemm", "--sweep"), "unrecognized option '--sweep'"},
     {ARGS("bench", "dual-gemm", "--m", "8", "--k", "256"), "a dual GEMM shape needs --m, --n and --k"},
     {ARGS("bench", "dual-gemm", "--n", "64", "--k", "256"), "a dual GEMM shape needs --m, --n and --k"},
     {ARGS("bench", "dual-gemm", "--m", "8", "--n", "64", "--k", "256", "--gpumode"), "without --gpumode"},
@@ -207,8 +216,9 @@ END_TEST
 static const char *const *const kernel_commands[] = {
     ARGS("bench"), ARGS("bench", "--gpumode"), ARGS("info"), ARGS("verify", "gemv"),
     ARGS("verify", "gemv", "--act", "bf16"), ARGS("verify", "grouped-gemm"),
-    ARGS("verify", "gemm"), ARGS("verify", "dual-gemm"), ARGS("bench", "dequantize"), ARGS("verify", "dequantize"), ARGS("bench", "quantize"), ARGS("verify", "quantize"),
-    ARGS("bench", "relayout"), ARGS("bench", "dual-gemm"),
+    ARGS("verify", "gemm"), ARGS("verify", "dual-gemm"), ARGS("bench", "dequantize"), ARGS("verify", "dequantize"),
+    ARGS("bench", "quantize"), ARGS("verify", "quantize"), ARGS("bench", "relayout"), ARGS("bench", "dual-gemm"),
+    ARGS("bench", "gemm"),
 };
 
 START_TEST(without_a_driver_commands_exit_1_saying_so) {
@@ -226,11 +236,13 @@ START_TEST(bench_runs_every_workload_on_the_fake_driver) {
   run r;
   setenv("FAKE_MEMORY_POOLS", "1", 1); /* the dual GEMM's scratch */
   run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "--iters", "1", "--sets", "1", "--csv", csv), &r);
-  /* the GEMV's and grouped GEMM's shapes with NVFP4 activations, then with f16 ones (W4A16); the dual GEMM's */
+  /* the GEMV's and grouped GEMM's shapes with NVFP4 activations, then with f16 ones (W4A16); the dense GEMM's
+   * and the dual GEMM's */
   static const char *const rows[] = {"gemv1  nvfp4", "gemv2  nvfp4", "gemv3  nvfp4", "gemv1  f16", "gemv2  f16",
                                      "gemv3  f16", "gg1    nvfp4", "gg2    nvfp4", "gg3    nvfp4", "gg4    nvfp4",
                                      "moe1   nvfp4", "gg1    f16", "gg2    f16", "gg3    f16", "gg4    f16",
-                                     "moe1   f16", "dual1  nvfp4", "dual2  nvfp4", "dual3  nvfp4", "dual4  nvfp4"};
+                                     "moe1   f16", "gemm1  nvfp4", "gemm2  nvfp4", "gemm3  nvfp4", "dual1  nvfp4",
+                                     "dual2  nvfp4", "dual3  nvfp4", "dual4  nvfp4"};
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) assert_run(&r, 0, rows[i], "bench");
   char text[8192];
   ssize_t n = pread(fd, text, sizeof text - 1, 0);
@@ -239,12 +251,40 @@ START_TEST(bench_runs_every_workload_on_the_fake_driver) {
   unlink(csv);
   int lines = 0;
   for (const char *p = text; *p; p++) lines += *p == '\n';
-  ck_assert_msg(lines == 1 + 20, "the CSV has %d lines, expected a header and 20 rows:\n%s", lines, text);
+  ck_assert_msg(lines == 1 + 23, "the CSV has %d lines, expected a header and 23 rows:\n%s", lines, text);
   ck_assert_msg(strstr(text, "\ngrouped-gemm,f16,moe1,64,") != NULL, "no W4A16 moe1 row in the CSV:\n%s", text);
   /* gemv1 with f16 x: A and its scales, 2 bytes an element of x, y: 7168 * 16384 * 9/16 + 2 * 16384 + 2 * 7168 */
   ck_assert_msg(strstr(text, "\ngemv,f16,gemv1,1,\"7168\",0,16384,1,") != NULL && strstr(text, ",66107392,") != NULL,
                 "no W4A16 gemv1 row of 66107392 bytes in the CSV:\n%s", text);
   ck_assert_msg(strstr(r.output, "geometric mean, f16 x:") != NULL, "no W4A16 GEMV figure of merit:\n%s", r.output);
+}
+END_TEST
+
+/* bench gemm: GPU MODE's three nvfp4_gemm shapes, or one's own with batches, counting every batch. */
+START_TEST(bench_gemm_times_its_shapes_on_the_fake_driver) {
+  char csv[] = "/tmp/nvfp4-bench-XXXXXX";
+  int fd = mkstemp(csv);
+  ck_assert_int_ge(fd, 0);
+  run r;
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "gemm", "--iters", "1", "--sets", "1"), &r);
+  static const char *const rows[] = {"gemm1  nvfp4 1   128                           7168 16384",
+                                     "gemm2  nvfp4 1   128                           4096  7168",
+                                     "gemm3  nvfp4 1   128                           7168  2048"};
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) assert_run(&r, 0, rows[i], "bench gemm");
+  assert_run(&r, 0, "f16 tensor-core rate:", "bench gemm");
+  ck_assert_msg(strstr(r.output, "gg1") == NULL && strstr(r.output, "dual1") == NULL, "other rows:\n%s", r.output);
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "gemm", "--m", "7", "--n", "64", "--k", "256", "--l",
+                                                     "3", "--iters", "2", "--sets", "2", "--csv", csv), &r);
+  assert_run(&r, 0, "custom nvfp4 3   7                               64   256", "bench gemm --m --n --k --l");
+  char text[4096];
+  ssize_t n = pread(fd, text, sizeof text - 1, 0);
+  text[n > 0 ? n : 0] = '\0';
+  close(fd);
+  unlink(csv);
+  /* 2 * 7 * 64 * 256 * 3 flops; per batch A (7 x 256 at 9/16 a byte an element), B (64 x 256 at 9/16) and f16
+   * C: 3 * (7 * 256 * 9/16 + 64 * 256 * 9/16 + 2 * 7 * 64) */
+  ck_assert_msg(strstr(text, "\ngemm,nvfp4,custom,1,\"7\",64,256,3,") != NULL && strstr(text, ",33360,688128,") != NULL,
+                "no gemm row of 3 batches, 33360 bytes and 688128 flops in the CSV:\n%s", text);
 }
 END_TEST
 
@@ -547,6 +587,7 @@ Suite *cli_suite(void) {
   tcase_set_timeout(fake, 300); /* moe1's sets and the 256 MB flushes are host memory here */
   tcase_add_test(fake, bench_runs_every_workload_on_the_fake_driver);
   tcase_add_test(fake, bench_takes_shapes_of_ones_own_on_the_fake_driver);
+  tcase_add_test(fake, bench_gemm_times_its_shapes_on_the_fake_driver);
   tcase_add_test(fake, bench_dual_gemm_times_its_shapes_on_the_fake_driver);
   tcase_add_test(fake, bench_dequantize_times_the_grouped_shapes_on_the_fake_driver);
   tcase_add_test(fake, bench_gpumode_takes_one_kind_of_activations_on_the_fake_driver);
