@@ -74,7 +74,7 @@ int main(void) {
   if (nvfp4_version() != NVFP4_VERSION_NUMBER)
     fprintf(stderr, "%s: note: built with nvfp4.h %u, running libnvfp4 %u\n", program, NVFP4_VERSION_NUMBER,
             nvfp4_version());
-  uint16_t *dense = malloc(X_BYTES + W_BYTES), *x = dense, *w = dense + M * K;
+  uint16_t *dense = malloc(X_BYTES + W_BYTES); /* x (M x K), then the weights w (N x K) */
   float *c_host = malloc(sizeof(float) * M * N);
   CUdevice device;
   CUdeviceptr d_dense = 0, d_nvfp4 = 0, d_c = 0;
@@ -84,6 +84,7 @@ int main(void) {
     fprintf(stderr, "%s: no host memory\n", program);
     goto free_host;
   }
+  uint16_t *x = dense, *w = dense + M * K;
   uint64_t state = 0x9E3779B97F4A7C15ull;
   for (size_t i = 0; i < (size_t)(M + N) * K; i++) dense[i] = gaussian_bf16(&state);
   const float g_x = global_scale(x, (size_t)M * K), g_w = global_scale(w, (size_t)N * K);

@@ -60,8 +60,9 @@ static nvfp4_status time_sets(timed_fn fn, void *arg, int sets, int runs, nvfp4i
   nvfp4_status status = NVFP4_STATUS_SUCCESS;
   CUdeviceptr flush = 0;
   CUevent start = NULL, stop = NULL;
-  double *per_call = malloc(2 * sizeof(double) * (size_t)runs), *single = per_call + runs;
+  double *per_call = malloc(2 * sizeof(double) * (size_t)runs);
   if (per_call == NULL) return nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "bench: no host memory");
+  double *single = per_call + runs;
   NVFP4_CU_TRY(cu->cuMemAlloc(&flush, FLUSH_BYTES), status, out);
   NVFP4_CU_TRY(cu->cuEventCreate(&start, CU_EVENT_DEFAULT), status, out);
   NVFP4_CU_TRY(cu->cuEventCreate(&stop, CU_EVENT_DEFAULT), status, out);

@@ -109,7 +109,7 @@ static int print_info(void) {
   char name[256] = "";
   cu->cuDriverGetVersion(&driver);
   cu->cuDeviceGetName(name, sizeof name, h->device);
-  printf("libnvfp4 %u.%u.%u\n", NVFP4_VERSION_MAJOR, NVFP4_VERSION_MINOR, NVFP4_VERSION_PATCH);
+  printf("libnvfp4 %d.%d.%d\n", NVFP4_VERSION_MAJOR, NVFP4_VERSION_MINOR, NVFP4_VERSION_PATCH);
   printf("driver   CUDA %d.%d\n", driver / 1000, driver % 1000 / 10);
   printf("device   %s, sm_%d%d, %d SMs\n", name, h->cc_major, h->cc_minor, h->sm_count);
   printf("path     %s%s\n", nvfp4i_path_name(h->path),

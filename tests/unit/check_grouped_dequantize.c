@@ -335,6 +335,7 @@ START_TEST(grouped_dequantize_launches_again_past_the_block) {
     ld[g] = 2048;
     if (in[g].rows > 0 && with_rows++ == GDQ_MAX_GROUPS) first_of_second = g;
   }
+  ck_assert_msg(first_of_second >= 0, "the data has only %d groups with rows", with_rows);
   ck_assert_msg(nvfp4i_grouped_dequantize(fake_handle, MANY, in, out, ld, F16, NULL) == NVFP4_STATUS_SUCCESS, "%s",
                 nvfp4_last_error());
   ck_assert_int_eq(fake_launches(), 2);
