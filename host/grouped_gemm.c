@@ -1008,20 +1008,20 @@ static int has_fused_entry(const nvfp4_handle *h) { return h->kernels[NVFP4I_KER
  * e2m1 x e4m3 value is an f16), into scratch, then the W4A16 f16 entry multiplies them by the weights. The
  * fused entry decodes each token tile again for every 128 weight rows (32-56 times a call on the GPU MODE
  * shapes); this way is faster on every one of them (docs/PERFORMANCE.md). The fused entry runs instead with
- * NVFP4_GROUPED_FUSED=1, without scratch, or when an entry is missing. */
-static int tokens_dequantized(const nvfp4_handle *h, const gg_call *call) {
-  return call->a != NULL && has_scratch(h) && !h->grouped_fused &&
+ * NVFP4_GROUPED_FUSED=1, without scratch (`scratch` 0), or when an entry is missing. */
+static int tokens_dequantized(const nvfp4_handle *h, const gg_call *call, int scratch) {
+  return call->a != NULL && scratch && !h->grouped_fused &&
          h->kernels[NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16].fn != NULL &&
          h->kernels[NVFP4I_KERNEL_GROUPED_DEQUANTIZE].fn != NULL;
 }
 
 /* Whether the tokens go into scratch as B tiles: dequantized NVFP4 ones, or dense ones where there is scratch
- * (and NVFP4_W4A16_IN_PLACE is not set); with the grouped dequantize and the image's entries of mixed widths
+ * (`scratch`; and NVFP4_W4A16_IN_PLACE is not set); with the grouped dequantize and the image's entries of mixed widths
  * for B tiles of every type the call has, where every group's column block, rows x 128 bytes, fits
  * GG_D_A_LD's 32 bits. Both paths: the B-tile entries decode the weights in the tiles' K order, fewer
  * instructions than the natural order's. */
-static int b_tiles_fit(const nvfp4_handle *h, const gg_call *call) {
-  if (!(call->f16_tokens || (call->dense != NULL && has_scratch(h) && !h->w4a16_in_place)) ||
+static int b_tiles_fit(const nvfp4_handle *h, const gg_call *call, int scratch) {
+  if (!(call->f16_tokens || (call->dense != NULL && scratch && !h->w4a16_in_place)) ||
       h->kernels[NVFP4I_KERNEL_GROUPED_DEQUANTIZE].fn == NULL)
     return 0;
   for (int g = 0; g < call->num_groups; g++) {
@@ -1048,6 +1048,37 @@ static nvfp4_status run_launches(nvfp4_handle *h, gg_call *call, CUstream stream
   return status;
 }
 
+/* The call's way through the kernels, where it may take scratch from the handle's pool (`scratch`) or not:
+ * its activations' route (dequantized tokens, B tiles, the dual GEMM's pairs), the entries the image has for
+ * it, the plan (entry, token tiles, K slices: none without scratch, which holds the partials), and every
+ * launch checked. Nothing is launched. */
+static nvfp4_status route_call(nvfp4_handle *h, gg_call *call, int scratch) {
+  call->f16_tokens = tokens_dequantized(h, call, scratch);
+  call->b_tiles = b_tiles_fit(h, call, scratch);
+  call->pairable = call->dual && call->b_tiles && h->path == NVFP4I_PATH_SM90A && pairs_fit(call);
+  call->cap_max = h->path == NVFP4I_PATH_SM90A ? GG_T_MAX : PG_T_MAX;
+  find_entries(h, call);
+  if (call->a != NULL && !scratch && nvfp4i_kernel_name(h->path, NVFP4I_KERNEL_GROUPED_GEMM) == NULL)
+    return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED,
+                       "the %s kernel path runs NVFP4 activations dequantized to f16 in scratch from a memory "
+                       "pool, and this device has none",
+                       nvfp4i_path_name(h->path));
+  if (call->dual && !scratch)
+    return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED,
+                       "the dual GEMM needs scratch from a memory pool, and this device has none");
+  /* K slices only where the finishing kernel is there to add them up; a dual GEMM whose products cannot
+   * pair needs it whatever the plan */
+  int may_split = scratch && h->kernels[NVFP4I_KERNEL_GROUPED_FINISH].fn != NULL;
+  plan_call_memo(h, call, may_split);
+  nvfp4_status status =
+      needs_finish(call) ? nvfp4i_check_kernel(h, NVFP4I_KERNEL_GROUPED_FINISH) : NVFP4_STATUS_SUCCESS;
+  for (int p = 0; p < (call->dense != NULL ? 2 : 1) && status == NVFP4_STATUS_SUCCESS; p++) {
+    call->act_dtype = p == 0 ? NVFP4_DTYPE_F16 : NVFP4_DTYPE_BF16;
+    status = check_launches(h, call);
+  }
+  return status;
+}
+
 /* The whole call: the handle and arrays, every group, and every launch are checked before anything
  * launches. Then the plan, the scratch (stream-ordered from the handle's pool: capturable, no allocation
  * on the device's side once the pool has grown), the launches, and the scratch freed in stream order. */
@@ -1064,33 +1095,10 @@ static nvfp4_status grouped_call(nvfp4_handle *h, gg_call *call, CUstream stream
     nvfp4_status status = validate_group(call, g);
     if (status != NVFP4_STATUS_SUCCESS) return status;
   }
-  call->f16_tokens = tokens_dequantized(h, call);
-  call->b_tiles = b_tiles_fit(h, call);
-  call->pairable = call->dual && call->b_tiles && h->path == NVFP4I_PATH_SM90A && pairs_fit(call);
-  call->cap_max = h->path == NVFP4I_PATH_SM90A ? GG_T_MAX : PG_T_MAX;
-  find_entries(h, call);
   int work = 0;
   for (int g = 0; g < groups && !work; g++) work = has_work(call, g);
   if (!work) return NVFP4_STATUS_SUCCESS;
-  if (call->a != NULL && !has_scratch(h) && nvfp4i_kernel_name(h->path, NVFP4I_KERNEL_GROUPED_GEMM) == NULL)
-    return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED,
-                       "the %s kernel path runs NVFP4 activations dequantized to f16 in scratch from a memory "
-                       "pool, and this device has none",
-                       nvfp4i_path_name(h->path));
-  if (call->dual && !has_scratch(h))
-    return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED,
-                       "the dual GEMM needs scratch from a memory pool, and this device has none");
-  /* K slices only where the finishing kernel is there to add them up; a dual GEMM whose products cannot
-   * pair needs it whatever the plan */
-  int may_split = has_scratch(h) && h->kernels[NVFP4I_KERNEL_GROUPED_FINISH].fn != NULL;
-  plan_call_memo(h, call, may_split);
-  nvfp4_status status =
-      needs_finish(call) ? nvfp4i_check_kernel(h, NVFP4I_KERNEL_GROUPED_FINISH) : NVFP4_STATUS_SUCCESS;
-  if (status != NVFP4_STATUS_SUCCESS) return status;
-  for (int p = 0; p < (call->dense != NULL ? 2 : 1) && status == NVFP4_STATUS_SUCCESS; p++) {
-    call->act_dtype = p == 0 ? NVFP4_DTYPE_F16 : NVFP4_DTYPE_BF16;
-    status = check_launches(h, call);
-  }
+  nvfp4_status status = route_call(h, call, has_scratch(h));
   if (status != NVFP4_STATUS_SUCCESS) return status;
   int partials = needs_finish(call);
   uint64_t token_total = 0, partial_total = 0;
@@ -1113,14 +1121,13 @@ static nvfp4_status grouped_call(nvfp4_handle *h, gg_call *call, CUstream stream
   CUresult r = cu->cuMemAllocFromPoolAsync(&scratch, token_total + partial_total, h->scratch_pool, stream);
   if (r != CUDA_SUCCESS) {
     nvfp4i_context_leave(pushed);
-    if (call->dual) return nvfp4i_cuda_fail(r, "cuMemAllocFromPoolAsync (the dual GEMM's partials)");
-    if (call->f16_tokens && !has_fused_entry(h))
-      return nvfp4i_cuda_fail(r, "cuMemAllocFromPoolAsync (the dequantized tokens)");
-    /* without scratch: the fused entry (NVFP4) or the activations' own rows (dense), whole K; the image has
-     * those entries of every width wherever it has the B tiles' */
-    call->f16_tokens = 0;
-    call->b_tiles = 0;
-    call->slices = 1;
+    /* without scratch (the pool could not grow): the call routed, planned and checked again as on a device
+     * without pools, the fused entry taking NVFP4 activations and the W4A16 entries of mixed widths dense ones
+     * in place, whole K; the dual GEMM (its partials or its B tiles) and the portable path's NVFP4 activations
+     * have no such way */
+    if (call->dual || (call->a != NULL && !has_fused_entry(h)) || route_call(h, call, 0) != NVFP4_STATUS_SUCCESS)
+      return nvfp4i_cuda_fail(r, call->dual ? "cuMemAllocFromPoolAsync (the dual GEMM's scratch)"
+                                            : "cuMemAllocFromPoolAsync (the grouped GEMM's scratch)");
     return run_launches(h, call, stream);
   }
   call->a_f16 = (uintptr_t)scratch;

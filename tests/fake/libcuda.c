@@ -12,6 +12,8 @@
  * FAKE_CUDA_CC=major.minor: the device's compute capability (default 9.0), with that GPU's shared memory
  * per multiprocessor and per block: what the library chooses its kernel path and launch shapes by.
  * FAKE_PTX_VERSION=n: every kernel's virtual architecture (CU_FUNC_ATTRIBUTE_PTX_VERSION; default 0).
+ * FAKE_POOL_EXHAUSTED: every allocation from a memory pool fails with CUDA_ERROR_OUT_OF_MEMORY (with
+ * FAKE_MEMORY_POOLS: a device whose pool cannot grow).
  */
 #include <cuda.h>
 #include <stdio.h>
@@ -293,7 +295,8 @@ static CUresult fake_cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribut
 
 static CUresult fake_cuMemAllocFromPoolAsync(CUdeviceptr *p, size_t bytes, CUmemoryPool pool, CUstream stream) {
   (void)stream;
-  return pool ? fake_cuMemAlloc(p, bytes) : CUDA_ERROR_INVALID_VALUE;
+  if (!pool) return CUDA_ERROR_INVALID_VALUE;
+  return getenv("FAKE_POOL_EXHAUSTED") ? CUDA_ERROR_OUT_OF_MEMORY : fake_cuMemAlloc(p, bytes);
 }
 
 static CUresult fake_cuMemFreeAsync(CUdeviceptr p, CUstream stream) {

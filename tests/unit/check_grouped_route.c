@@ -129,6 +129,94 @@ START_TEST(an_image_without_the_grouped_dequantize_takes_the_fused_entry) {
 }
 END_TEST
 
+/* ---- a pool that cannot grow (FAKE_POOL_EXHAUSTED): the call runs as on a device without pools, where it can,
+ * planned and checked for that way (the plan with scratch would take the B-tile entry of one width and split
+ * K, NVFP4_TILE_ROWS and NVFP4_SPLIT_K here; neither has a way without scratch), else fails saying so */
+
+static void exhaust_the_pool(void) {
+  setenv("FAKE_MEMORY_POOLS", "1", 1);
+  setenv("FAKE_POOL_EXHAUSTED", "1", 1);
+  setenv("NVFP4_TILE_ROWS", "128", 1);
+  setenv("NVFP4_SPLIT_K", "2", 1);
+  create_fake_handle();
+}
+
+START_TEST(an_exhausted_pool_runs_nvfp4_activations_on_the_fused_entry_over_whole_k) {
+  exhaust_the_pool();
+  route_args r = valid_args();
+  assert_one_fused_launch(&r);
+  const char *entry;
+  CUlaunchConfig config;
+  const unsigned char *p = fake_launch(0, &entry, &config);
+  /* the two groups with work, largest first, whole K (one descriptor each), their own tokens and outputs */
+  ck_assert_uint_eq(param_u32(p, GG_P_NUM_GROUPS), 2);
+  const uint32_t m[] = {80, 5}, kbytes[] = {K / 2, K};
+  for (int i = 0; i < 2; i++) {
+    ck_assert_uint_eq(desc_u32(p, i, GG_D_M), m[i]);
+    ck_assert_uint_eq(desc_u32(p, i, GG_D_KBYTES), kbytes[i]);
+    ck_assert_uint_eq(desc_u64(p, i, GG_D_A), (uintptr_t)activations);
+    ck_assert_uint_eq(desc_u64(p, i, GG_D_C), (uintptr_t)out);
+    ck_assert_uint_eq(desc_u32(p, i, GG_D_FLAGS) & (GG_F_A_B_TILES | GG_F_DTYPE_MASK), NVFP4_DTYPE_BF16);
+  }
+  destroy_fake_handle();
+}
+END_TEST
+
+START_TEST(an_exhausted_pool_runs_dense_activations_in_place_on_the_entries_of_mixed_widths) {
+  exhaust_the_pool();
+  static _Alignas(16) uint16_t dense[2][128 * K];
+  nvfp4_dense a[2] = {{dense[0], 128, K, 1, K, 0, NVFP4_DTYPE_F16}, {dense[1], 64, K, 1, K, 0, NVFP4_DTYPE_BF16}};
+  nvfp4_tensor b[2];
+  nvfp4_output c[2];
+  for (int g = 0; g < 2; g++) {
+    b[g] = (nvfp4_tensor){weights, scales, 4096, K, 1, K / 2, 0, K / 16, 0, NVFP4_SF_LINEAR};
+    c[g] = (nvfp4_output){out, 4096, 0, NVFP4_DTYPE_F16};
+  }
+  ck_assert_msg(nvfp4_grouped_gemm_w4a16(fake_handle, 2, a, b, c, 1.0f, NULL) == NVFP4_STATUS_SUCCESS, "%s",
+                nvfp4_last_error());
+  ck_assert_int_eq(fake_launches(), 2); /* no copy into B tiles: an f16 launch, then a bf16 one */
+  static const char *const types[] = {"f16", "bf16"};
+  for (int g = 0; g < 2; g++) {
+    const char *entry;
+    CUlaunchConfig config;
+    const unsigned char *p = fake_launch(g, &entry, &config);
+    ck_assert_uint_eq(assert_w4a16_entry(entry, types[g], p), 0); /* the entry of mixed widths */
+    ck_assert_uint_eq(param_u32(p, GG_P_NUM_GROUPS), 1);
+    ck_assert_uint_eq(desc_u64(p, 0, GG_D_A), (uintptr_t)dense[g]);
+    ck_assert_uint_eq(desc_u32(p, 0, GG_D_A_LD), K * 2);
+    ck_assert_uint_eq(desc_u32(p, 0, GG_D_KBYTES), K / 2);
+    ck_assert_uint_eq(desc_u64(p, 0, GG_D_C), (uintptr_t)out);
+    ck_assert_uint_eq(desc_u32(p, 0, GG_D_FLAGS) & GG_F_A_B_TILES, 0);
+  }
+  /* the pool grown again: the next call takes the scratch way again (the plan of the call without is not kept
+   * for it) */
+  unsetenv("FAKE_POOL_EXHAUSTED");
+  ck_assert_msg(nvfp4_grouped_gemm_w4a16(fake_handle, 2, a, b, c, 1.0f, NULL) == NVFP4_STATUS_SUCCESS, "%s",
+                nvfp4_last_error());
+  ck_assert_int_eq(fake_launches(), 2 + 4); /* the copy into B tiles, the GEMMs, the finish of the K slices */
+  const char *entry;
+  CUlaunchConfig config;
+  const unsigned char *p = fake_launch(3, &entry, &config);
+  ck_assert_uint_eq(assert_w4a16_entry(entry, "f16_tiles", p), 128);
+  destroy_fake_handle();
+}
+END_TEST
+
+START_TEST(an_exhausted_pool_fails_the_dual_gemm_and_the_portable_nvfp4_call_launching_nothing) {
+  exhaust_the_pool();
+  route_args r = valid_args();
+  nvfp4_status st = nvfp4_grouped_dual_gemm_silu(fake_handle, G, r.a, r.b, r.b, r.c, 1.0f, 1.0f, NULL);
+  assert_rejected("dual GEMM, pool exhausted", st, NVFP4_STATUS_OUT_OF_MEMORY,
+                  "cuMemAllocFromPoolAsync (the dual GEMM's scratch): CUDA_ERROR_OUT_OF_MEMORY");
+  destroy_fake_handle();
+  setenv("FAKE_CUDA_CC", "8.0", 1); /* the portable path: NVFP4 activations only through scratch */
+  create_fake_handle();
+  assert_rejected("portable NVFP4 grouped GEMM, pool exhausted", call(&r), NVFP4_STATUS_OUT_OF_MEMORY,
+                  "cuMemAllocFromPoolAsync (the grouped GEMM's scratch): CUDA_ERROR_OUT_OF_MEMORY");
+  destroy_fake_handle();
+}
+END_TEST
+
 Suite *grouped_route_suite(void) {
   Suite *s = suite_create("grouped_route");
   TCase *route = tcase_create("nvfp4_grouped_gemm through dequantized tokens, or fused");
@@ -136,5 +224,10 @@ Suite *grouped_route_suite(void) {
   tcase_add_test(route, nvfp4_grouped_fused_makes_the_handle_run_the_fused_entry);
   tcase_add_test(route, an_image_without_the_grouped_dequantize_takes_the_fused_entry);
   suite_add_tcase(s, route);
+  TCase *exhausted = tcase_create("without scratch where the memory pool cannot grow");
+  tcase_add_test(exhausted, an_exhausted_pool_runs_nvfp4_activations_on_the_fused_entry_over_whole_k);
+  tcase_add_test(exhausted, an_exhausted_pool_runs_dense_activations_in_place_on_the_entries_of_mixed_widths);
+  tcase_add_test(exhausted, an_exhausted_pool_fails_the_dual_gemm_and_the_portable_nvfp4_call_launching_nothing);
+  suite_add_tcase(s, exhausted);
   return s;
 }
