@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "error.h"
@@ -46,15 +47,28 @@ int nvfp4i_kernel_is_width_entry(nvfp4i_kernel_id id) {
 
 const char *nvfp4i_path_name(nvfp4i_path path) { return path == NVFP4I_PATH_SM90A ? "sm_90a" : "portable"; }
 
-/* Reads a whole file plus a terminating NUL (cuModuleLoadData needs one for PTX text). */
+/* The bytes of an image that tell a cubin (ELF) and a fatbin from PTX text (needs_jit). */
+enum { IMAGE_MAGIC_BYTES = 4 };
+
+/* Reads a whole file plus a terminating NUL (cuModuleLoadData needs one for PTX text); one too short to hold
+ * an image's magic bytes is refused. */
 static nvfp4_status read_image_file(const char *path, char **out) {
   FILE *f = fopen(path, "rb");
   if (f == NULL) return nvfp4i_fail(NVFP4_STATUS_INVALID_VALUE, "NVFP4_FATBIN: cannot open %s", path);
   nvfp4_status status = NVFP4_STATUS_SUCCESS;
   char *buf = NULL;
   long size;
+  struct stat st;
+  if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) { /* a folder opens too, and sizes as anything */
+    status = nvfp4i_fail(NVFP4_STATUS_INVALID_VALUE, "NVFP4_FATBIN: %s is not a file", path);
+    goto close_file;
+  }
   if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
     status = nvfp4i_fail(NVFP4_STATUS_INVALID_VALUE, "NVFP4_FATBIN: cannot size %s", path);
+    goto close_file;
+  }
+  if (size < IMAGE_MAGIC_BYTES) { /* needs_jit reads that much of it */
+    status = nvfp4i_fail(NVFP4_STATUS_INVALID_VALUE, "NVFP4_FATBIN: %s holds %ld bytes, no kernel image", path, size);
     goto close_file;
   }
   buf = malloc((size_t)size + 1);
@@ -130,9 +144,10 @@ static void choose_path(nvfp4_handle *h) {
 /* Whether loading `image` makes the driver compile PTX: a PTX text (an NVFP4_FATBIN .ptx), or a portable
  * fatbin as this build makes it (cubins for compute capability 8.x only) on any other GPU. */
 static int needs_jit(const nvfp4_handle *h, const void *image) {
-  static const unsigned char elf[4] = {0x7F, 'E', 'L', 'F'}, fatbin[4] = {0x50, 0xED, 0x55, 0xBA};
-  if (memcmp(image, elf, 4) != 0 && memcmp(image, fatbin, 4) != 0) return 1;
-  return memcmp(image, fatbin, 4) == 0 && h->path == NVFP4I_PATH_PORTABLE && h->cc_major != 8;
+  static const unsigned char elf[IMAGE_MAGIC_BYTES] = {0x7F, 'E', 'L', 'F'};
+  static const unsigned char fatbin[IMAGE_MAGIC_BYTES] = {0x50, 0xED, 0x55, 0xBA};
+  if (memcmp(image, elf, IMAGE_MAGIC_BYTES) != 0 && memcmp(image, fatbin, IMAGE_MAGIC_BYTES) != 0) return 1;
+  return memcmp(image, fatbin, IMAGE_MAGIC_BYTES) == 0 && h->path == NVFP4I_PATH_PORTABLE && h->cc_major != 8;
 }
 
 static double now_ms(void) {

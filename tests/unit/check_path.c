@@ -5,6 +5,7 @@
  * compute capability FAKE_CUDA_CC gives it. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fake_driver.h"
 #include "handle.h"
@@ -152,6 +153,59 @@ START_TEST(the_gemv_takes_the_k_the_device_has_shared_memory_for) {
 }
 END_TEST
 
+/* ---- NVFP4_FATBIN: an image file of one's own in place of the embedded one (README, "Tuning a kernel") */
+
+/* Writes `bytes` bytes of `content` to a new temporary file; returns its path (static storage). */
+static const char *image_file(const void *content, size_t bytes) {
+  static char path[] = "/tmp/nvfp4-image-XXXXXX";
+  memcpy(path + strlen(path) - 6, "XXXXXX", 6);
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  ck_assert_int_eq(write(fd, content, bytes), (ssize_t)bytes);
+  close(fd);
+  return path;
+}
+
+START_TEST(an_image_file_replaces_the_embedded_image) {
+  static const unsigned char cubin[64] = {0x7F, 'E', 'L', 'F'};
+  const char *path = image_file(cubin, sizeof cubin);
+  setenv("NVFP4_FATBIN", path, 1);
+  create_fake_handle();
+  ck_assert_str_eq(fake_handle->image_source, path);
+  ck_assert_int_eq(fake_handle->jit, 0); /* a cubin: no compilation */
+  ck_assert_msg(call_gemv() == NVFP4_STATUS_SUCCESS, "%s", nvfp4_last_error());
+  destroy_fake_handle();
+  unlink(path);
+  static const char ptx[] = ".version 8.0\n.target sm_90a\n.address_size 64\n";
+  path = image_file(ptx, sizeof ptx - 1);
+  setenv("NVFP4_FATBIN", path, 1);
+  create_fake_handle();
+  ck_assert_int_eq(fake_handle->jit, 1); /* PTX text: the driver compiles it */
+  destroy_fake_handle();
+  unlink(path);
+}
+END_TEST
+
+/* A file that cannot be opened or read, or is too short to be an image: nvfp4_create fails, naming it. */
+START_TEST(an_image_file_that_is_no_image_fails_nvfp4_create_naming_it) {
+  setenv("NVFP4_LIBCUDA", test_build_file(UNIT_FAKE_LIBCUDA), 1);
+  const char *path = image_file("", 0);
+  const struct {
+    const char *file, *message;
+  } cases[] = {{"/nonexistent/nvfp4.fatbin", "NVFP4_FATBIN: cannot open /nonexistent/nvfp4.fatbin"},
+               {path, "holds 0 bytes, no kernel image"},
+               {"/tmp", "NVFP4_FATBIN: /tmp is not a file"}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    setenv("NVFP4_FATBIN", cases[i].file, 1);
+    nvfp4_handle *h = (nvfp4_handle *)&h; /* must stay untouched */
+    ck_assert_int_eq(nvfp4_create(&h), NVFP4_STATUS_INVALID_VALUE);
+    ck_assert_msg(strstr(nvfp4_last_error(), cases[i].message) != NULL, "%s: message '%s' lacks '%s'",
+                  cases[i].file, nvfp4_last_error(), cases[i].message);
+  }
+  unlink(path);
+}
+END_TEST
+
 Suite *path_suite(void) {
   Suite *s = suite_create("path");
   TCase *tc = tcase_create("kernel path by compute capability");
@@ -163,5 +217,9 @@ Suite *path_suite(void) {
   tcase_add_test(tc, an_nvfp4_grouped_gemm_without_memory_pools_is_not_supported_on_the_portable_path);
   tcase_add_test(tc, the_gemv_takes_the_k_the_device_has_shared_memory_for);
   suite_add_tcase(s, tc);
+  TCase *image = tcase_create("an image file of one's own (NVFP4_FATBIN)");
+  tcase_add_test(image, an_image_file_replaces_the_embedded_image);
+  tcase_add_test(image, an_image_file_that_is_no_image_fails_nvfp4_create_naming_it);
+  suite_add_tcase(s, image);
   return s;
 }
