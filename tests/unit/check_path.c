@@ -186,7 +186,8 @@ START_TEST(an_image_file_replaces_the_embedded_image) {
 }
 END_TEST
 
-/* A file that cannot be opened or read, or is too short to be an image: nvfp4_create fails, naming it. */
+/* A file that cannot be opened or read, or is too short to be an image: nvfp4_create fails, naming it, and
+ * sets the handle to NULL. */
 START_TEST(an_image_file_that_is_no_image_fails_nvfp4_create_naming_it) {
   setenv("NVFP4_LIBCUDA", test_build_file(UNIT_FAKE_LIBCUDA), 1);
   const char *path = image_file("", 0);
@@ -197,8 +198,9 @@ START_TEST(an_image_file_that_is_no_image_fails_nvfp4_create_naming_it) {
                {"/tmp", "NVFP4_FATBIN: /tmp is not a file"}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     setenv("NVFP4_FATBIN", cases[i].file, 1);
-    nvfp4_handle *h = (nvfp4_handle *)&h; /* must stay untouched */
+    nvfp4_handle *h = (nvfp4_handle *)&h; /* set to NULL on failure */
     ck_assert_int_eq(nvfp4_create(&h), NVFP4_STATUS_INVALID_VALUE);
+    ck_assert_ptr_null(h);
     ck_assert_msg(strstr(nvfp4_last_error(), cases[i].message) != NULL, "%s: message '%s' lacks '%s'",
                   cases[i].file, nvfp4_last_error(), cases[i].message);
   }
