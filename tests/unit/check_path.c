@@ -153,6 +153,22 @@ START_TEST(the_gemv_takes_the_k_the_device_has_shared_memory_for) {
 }
 END_TEST
 
+/* nvfp4_create binds to the thread's current context, or retains device 0's primary context without one. */
+START_TEST(a_handle_binds_to_the_current_context_or_retains_the_primary_one) {
+  create_fake_handle(); /* no context current: the primary one, retained */
+  ck_assert_int_eq(fake_handle->retained_primary, 1);
+  CUcontext primary = fake_handle->ctx;
+  ck_assert_ptr_nonnull(primary);
+  destroy_fake_handle();
+  ck_assert_int_eq(nvfp4i_cuda()->cuCtxSetCurrent(primary), CUDA_SUCCESS);
+  create_fake_handle();
+  ck_assert_int_eq(fake_handle->retained_primary, 0);
+  ck_assert_ptr_eq(fake_handle->ctx, primary);
+  ck_assert_msg(call_gemv() == NVFP4_STATUS_SUCCESS, "%s", nvfp4_last_error());
+  destroy_fake_handle();
+}
+END_TEST
+
 /* ---- NVFP4_FATBIN: an image file of one's own in place of the embedded one (README, "Tuning a kernel") */
 
 /* Writes `bytes` bytes of `content` to a new temporary file; returns its path (static storage). */
@@ -218,6 +234,7 @@ Suite *path_suite(void) {
   tcase_add_test(tc, only_kernels_built_for_sm90_are_launched_early);
   tcase_add_test(tc, an_nvfp4_grouped_gemm_without_memory_pools_is_not_supported_on_the_portable_path);
   tcase_add_test(tc, the_gemv_takes_the_k_the_device_has_shared_memory_for);
+  tcase_add_test(tc, a_handle_binds_to_the_current_context_or_retains_the_primary_one);
   suite_add_tcase(s, tc);
   TCase *image = tcase_create("an image file of one's own (NVFP4_FATBIN)");
   tcase_add_test(image, an_image_file_replaces_the_embedded_image);
