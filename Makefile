@@ -3,6 +3,7 @@
 #   make check        CPU test suites (no GPU needed; what CI runs)
 #   make examples     examples/*.c against the library in build/
 #   make check-gpu    GPU test suite (needs an sm_90a GPU)
+#   make variant NAME=n PTX_DEFINES=...   the kernels built with other tuning knobs, for NVFP4_FATBIN
 #   make install PREFIX=/usr/local DESTDIR=   (also LIBDIR, INCLUDEDIR, BINDIR); make uninstall, the same
 #   V=1 shows the full commands.
 
@@ -70,11 +71,19 @@ $(PTX_LINES): gen/ptx_lines.c | $(BUILD)/gen
 	$(call say,CC,$@)
 	$(Q)$(CC) -std=c11 -Wall -Wextra -O2 -o $@ $<
 
+# PTX_DEFINES: extra cpp definitions for every kernel source, the tuning knobs the sources leave open (each
+# says where it is defined, with its default); `make variant` below builds images with them. The build
+# folder remembers the set it was built with (ptx_defines), so changing it rebuilds the kernels.
+PTX_DEFINES ?=
+PTX_DEFINES_STAMP := $(BUILD)/ptx_defines
+$(PTX_DEFINES_STAMP): FORCE | $(BUILD)
+	$(Q)echo '$(PTX_DEFINES)' | cmp -s - $@ || echo '$(PTX_DEFINES)' > $@
+
 # A source takes its directives and target-specific macros from <target.inc>, which -I finds in its folder:
 # ptx/sm80/ files that include a ptx/sm90a/ kernel source get ptx/sm80/target.inc.
-$(BUILD)/ptx/%.ptx: ptx/%.ptx $(PTX_LINES) | $(BUILD)/ptx/sm90a $(BUILD)/ptx/sm80
+$(BUILD)/ptx/%.ptx: ptx/%.ptx $(PTX_LINES) $(PTX_DEFINES_STAMP) | $(BUILD)/ptx/sm90a $(BUILD)/ptx/sm80
 	$(call say,CPP,$@)
-	$(Q)$(CPP) -Iptx/$(call target_of,$*) -MMD -MP -MT $@ -MF $(@:.ptx=.d) $< -o $@.cpp && \
+	$(Q)$(CPP) -Iptx/$(call target_of,$*) $(PTX_DEFINES) -MMD -MP -MT $@ -MF $(@:.ptx=.d) $< -o $@.cpp && \
 	  $(PTX_LINES) < $@.cpp > $@ && rm -f $@.cpp
 
 # ptxas -v notes (registers, spills, shared memory) and warnings go to the build log and next to the cubin.
@@ -127,9 +136,9 @@ PORTABLE_JIT_CHECKS := $(PORTABLE_JIT_ARCHS:%=$(BUILD)/cubin/portable-jit-%.cubi
 PORTABLE_FATBIN := $(BUILD)/nvfp4_portable.fatbin
 join_ptx = awk 'FNR == 1 { file++ } file > 1 && /^\.(version|target|address_size) / { next } { print }' $^ > $@
 
-$(BUILD)/ptx/sm90/%.ptx: ptx/sm80/%.ptx $(PTX_LINES) | $(BUILD)/ptx/sm90
+$(BUILD)/ptx/sm90/%.ptx: ptx/sm80/%.ptx $(PTX_LINES) $(PTX_DEFINES_STAMP) | $(BUILD)/ptx/sm90
 	$(call say,CPP,$@)
-	$(Q)$(CPP) -Iptx/sm90 -MMD -MP -MT $@ -MF $(@:.ptx=.d) $< -o $@.cpp && \
+	$(Q)$(CPP) -Iptx/sm90 $(PTX_DEFINES) -MMD -MP -MT $@ -MF $(@:.ptx=.d) $< -o $@.cpp && \
 	  $(PTX_LINES) < $@.cpp > $@ && rm -f $@.cpp
 
 $(PORTABLE_PTX): $(PORTABLE_SRC:ptx/%.ptx=$(BUILD)/ptx/%.ptx)
@@ -246,10 +255,20 @@ $(BUILD)/examples/%: examples/%.c examples/common.h include/nvfp4.h $(STATIC_LIB
 
 examples: $(EXAMPLES)
 
+# --- a kernel variant, for timing beside the library's own kernels: both images built from the same sources
+# with PTX_DEFINES, in a build folder of its own; NVFP4_FATBIN=build/variants/NAME/nvfp4.fatbin (or
+# nvfp4_portable.fatbin with NVFP4_FORCE_PORTABLE=1) makes any program load it in place of the embedded one.
+#   make variant NAME=pf256 PTX_DEFINES='-DGG_L2_PREFETCH=.L2::256B'
+variant:
+	$(Q)test -n "$(NAME)" || { echo 'make variant: NAME=<name> names the variant (build/variants/<name>/)' >&2; exit 2; }
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/variants/$(NAME) PTX_DEFINES='$(PTX_DEFINES)' \
+	  $(BUILD)/variants/$(NAME)/nvfp4.fatbin $(BUILD)/variants/$(NAME)/nvfp4_portable.fatbin
+	@echo "  VARIANT   $(BUILD)/variants/$(NAME)/nvfp4.fatbin, nvfp4_portable.fatbin ($(PTX_DEFINES))"
+
 # Keep the preprocessed PTX: it is the exact text ptxas assembled, for people tuning kernels.
 .SECONDARY:
 
-.PHONY: all check check-gpu tests examples install uninstall clean FORCE
+.PHONY: all check check-gpu tests examples install uninstall clean variant FORCE
 all: $(STATIC_LIB) $(SHARED_LIB) $(CLI) $(BUILD)/nvfp4.pc
 tests: $(UNIT_TESTS) $(GPU_TESTS) $(FAKE_LIBCUDA)
 
