@@ -56,6 +56,26 @@ static void assert_run(const run *r, int status, const char *text, const char *w
   ck_assert_msg(strstr(r->output, text) != NULL, "%s: output lacks '%s':\n%s", what, text, r->output);
 }
 
+/* A temporary file a command writes its --csv to: csv_create makes it (path: its name), csv_take reads it whole
+ * into text (at most size - 1 bytes, NUL-terminated) and removes it. */
+typedef struct csv_file {
+  char path[32];
+  int fd;
+} csv_file;
+
+static void csv_create(csv_file *f) {
+  snprintf(f->path, sizeof f->path, "/tmp/nvfp4-bench-XXXXXX");
+  f->fd = mkstemp(f->path);
+  ck_assert_int_ge(f->fd, 0);
+}
+
+static void csv_take(csv_file *f, char *text, size_t size) {
+  ssize_t n = pread(f->fd, text, size - 1, 0);
+  text[n > 0 ? n : 0] = '\0';
+  close(f->fd);
+  unlink(f->path);
+}
+
 typedef struct cli_case {
   const char *const *args;
   const char *expected; /* must appear in the output */
@@ -230,12 +250,11 @@ START_TEST(without_a_driver_commands_exit_1_saying_so) {
 END_TEST
 
 START_TEST(bench_runs_every_workload_on_the_fake_driver) {
-  char csv[] = "/tmp/nvfp4-bench-XXXXXX";
-  int fd = mkstemp(csv);
-  ck_assert_int_ge(fd, 0);
+  csv_file csv;
+  csv_create(&csv);
   run r;
   setenv("FAKE_MEMORY_POOLS", "1", 1); /* the dual GEMM's scratch */
-  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "--iters", "1", "--sets", "1", "--csv", csv), &r);
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "--iters", "1", "--sets", "1", "--csv", csv.path), &r);
   /* the GEMV's and grouped GEMM's shapes with NVFP4 activations, then with f16 ones (W4A16); the dense GEMM's
    * and the dual GEMM's */
   static const char *const rows[] = {"gemv1  nvfp4", "gemv2  nvfp4", "gemv3  nvfp4", "gemv1  f16", "gemv2  f16",
@@ -245,10 +264,7 @@ START_TEST(bench_runs_every_workload_on_the_fake_driver) {
                                      "dual2  nvfp4", "dual3  nvfp4", "dual4  nvfp4"};
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) assert_run(&r, 0, rows[i], "bench");
   char text[8192];
-  ssize_t n = pread(fd, text, sizeof text - 1, 0);
-  text[n > 0 ? n : 0] = '\0';
-  close(fd);
-  unlink(csv);
+  csv_take(&csv, text, sizeof text);
   int lines = 0;
   for (const char *p = text; *p; p++) lines += *p == '\n';
   ck_assert_msg(lines == 1 + 23, "the CSV has %d lines, expected a header and 23 rows:\n%s", lines, text);
@@ -262,9 +278,8 @@ END_TEST
 
 /* bench gemm: GPU MODE's three nvfp4_gemm shapes, or one's own with batches, counting every batch. */
 START_TEST(bench_gemm_times_its_shapes_on_the_fake_driver) {
-  char csv[] = "/tmp/nvfp4-bench-XXXXXX";
-  int fd = mkstemp(csv);
-  ck_assert_int_ge(fd, 0);
+  csv_file csv;
+  csv_create(&csv);
   run r;
   run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "gemm", "--iters", "1", "--sets", "1"), &r);
   static const char *const rows[] = {"gemm1  nvfp4 1   128                           7168 16384",
@@ -274,13 +289,10 @@ START_TEST(bench_gemm_times_its_shapes_on_the_fake_driver) {
   assert_run(&r, 0, "f16 tensor-core rate:", "bench gemm");
   ck_assert_msg(strstr(r.output, "gg1") == NULL && strstr(r.output, "dual1") == NULL, "other rows:\n%s", r.output);
   run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "gemm", "--m", "7", "--n", "64", "--k", "256", "--l",
-                                                     "3", "--iters", "2", "--sets", "2", "--csv", csv), &r);
+                                                     "3", "--iters", "2", "--sets", "2", "--csv", csv.path), &r);
   assert_run(&r, 0, "custom nvfp4 3   7                               64   256", "bench gemm --m --n --k --l");
   char text[4096];
-  ssize_t n = pread(fd, text, sizeof text - 1, 0);
-  text[n > 0 ? n : 0] = '\0';
-  close(fd);
-  unlink(csv);
+  csv_take(&csv, text, sizeof text);
   /* 2 * 7 * 64 * 256 * 3 flops; per batch A (7 x 256 at 9/16 a byte an element), B (64 x 256 at 9/16) and f16
    * C: 3 * (7 * 256 * 9/16 + 64 * 256 * 9/16 + 2 * 7 * 64) */
   ck_assert_msg(strstr(text, "\ngemm,nvfp4,custom,1,\"7\",64,256,3,") != NULL && strstr(text, ",33360,688128,") != NULL,
@@ -291,13 +303,12 @@ END_TEST
 /* bench dual-gemm: GPU MODE's four shapes, or one's own, counting both products and both weights; on a driver
  * without memory pools, the call's NOT_SUPPORTED. */
 START_TEST(bench_dual_gemm_times_its_shapes_on_the_fake_driver) {
-  char csv[] = "/tmp/nvfp4-bench-XXXXXX";
-  int fd = mkstemp(csv);
-  ck_assert_int_ge(fd, 0);
+  csv_file csv;
+  csv_create(&csv);
   run r;
   setenv("FAKE_MEMORY_POOLS", "1", 1);
   run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "dual-gemm", "--iters", "1", "--sets", "1", "--csv",
-                                                     csv), &r);
+                                                     csv.path), &r);
   static const char *const rows[] = {"dual1  nvfp4 1   256                           4096  7168",
                                      "dual2  nvfp4 1   512                           4096  7168",
                                      "dual3  nvfp4 1   256                           3072  4096",
@@ -306,13 +317,10 @@ START_TEST(bench_dual_gemm_times_its_shapes_on_the_fake_driver) {
   assert_run(&r, 0, "f16 tensor-core rate:", "bench dual-gemm");
   ck_assert_msg(strstr(r.output, "gg1") == NULL && strstr(r.output, "gemv1") == NULL, "other rows:\n%s", r.output);
   run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "dual-gemm", "--m", "0,7,33", "--n", "64", "--k",
-                                                     "256", "--iters", "2", "--sets", "2", "--csv", csv), &r);
+                                                     "256", "--iters", "2", "--sets", "2", "--csv", csv.path), &r);
   assert_run(&r, 0, "custom nvfp4 3   0,7,33", "bench dual-gemm --m --n --k");
   char text[4096];
-  ssize_t n = pread(fd, text, sizeof text - 1, 0);
-  text[n > 0 ? n : 0] = '\0';
-  close(fd);
-  unlink(csv);
+  csv_take(&csv, text, sizeof text);
   /* 4 * 40 * 64 * 256 flops; two non-empty groups, each A (9/16 a byte an element), B1 and B2 (64 x 256 at
    * 9/16) and f16 C: 40 * 256 * 9/16 + 2 * (2 * 64 * 256 * 9/16) + 2 * 40 * 64 */
   ck_assert_msg(strstr(text, "\ndual-gemm,nvfp4,custom,3,\"0,7,33\",64,256,1,") != NULL &&
@@ -367,18 +375,14 @@ START_TEST(bench_takes_shapes_of_ones_own_on_the_fake_driver) {
 END_TEST
 
 START_TEST(bench_dequantize_takes_a_shape_and_an_output_type_on_the_fake_driver) {
-  char csv[] = "/tmp/nvfp4-bench-XXXXXX";
-  int fd = mkstemp(csv);
-  ck_assert_int_ge(fd, 0);
+  csv_file csv;
+  csv_create(&csv);
   run r;
   run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "dequantize", "--m", "300", "--k", "544", "--dtype",
-                                                     "f32", "--iters", "2", "--sets", "2", "--csv", csv), &r);
+                                                     "f32", "--iters", "2", "--sets", "2", "--csv", csv.path), &r);
   assert_run(&r, 0, "custom-f32    300    544 f32", "bench dequantize");
   char text[4096];
-  ssize_t n = pread(fd, text, sizeof text - 1, 0);
-  text[n > 0 ? n : 0] = '\0';
-  close(fd);
-  unlink(csv);
+  csv_take(&csv, text, sizeof text);
   /* 300 x 544 elements: 81600 data bytes, 10200 of scales, 652800 of f32 output */
   ck_assert_msg(strstr(text, "\ndequantize,nvfp4,custom-f32,1,\"300\",0,544,1,") != NULL &&
                     strstr(text, ",744600,0,") != NULL,
@@ -390,18 +394,14 @@ START_TEST(bench_dequantize_takes_a_shape_and_an_output_type_on_the_fake_driver)
 END_TEST
 
 START_TEST(bench_quantize_takes_a_shape_and_an_input_type_on_the_fake_driver) {
-  char csv[] = "/tmp/nvfp4-bench-XXXXXX";
-  int fd = mkstemp(csv);
-  ck_assert_int_ge(fd, 0);
+  csv_file csv;
+  csv_create(&csv);
   run r;
   run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "quantize", "--m", "300", "--k", "544", "--dtype",
-                                                     "f32", "--iters", "2", "--sets", "2", "--csv", csv), &r);
+                                                     "f32", "--iters", "2", "--sets", "2", "--csv", csv.path), &r);
   assert_run(&r, 0, "custom-f32    300    544 f32", "bench quantize");
   char text[4096];
-  ssize_t n = pread(fd, text, sizeof text - 1, 0);
-  text[n > 0 ? n : 0] = '\0';
-  close(fd);
-  unlink(csv);
+  csv_take(&csv, text, sizeof text);
   /* 300 x 544 elements: 652800 bytes of f32 input, 81600 data bytes, 10200 of scales */
   ck_assert_msg(strstr(text, "\nquantize,f32,custom-f32,1,\"300\",0,544,1,") != NULL &&
                     strstr(text, ",744600,0,") != NULL,
@@ -413,18 +413,14 @@ START_TEST(bench_quantize_takes_a_shape_and_an_input_type_on_the_fake_driver) {
 END_TEST
 
 START_TEST(bench_relayout_takes_a_shape_and_a_direction_on_the_fake_driver) {
-  char csv[] = "/tmp/nvfp4-bench-XXXXXX";
-  int fd = mkstemp(csv);
-  ck_assert_int_ge(fd, 0);
+  csv_file csv;
+  csv_create(&csv);
   run r;
   run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("bench", "relayout", "--m", "300", "--k", "544", "--iters", "2",
-                                                     "--sets", "2", "--csv", csv), &r);
+                                                     "--sets", "2", "--csv", csv.path), &r);
   assert_run(&r, 0, "custom-lin2blk    300    544 linear  blocked", "bench relayout, into BLOCKED by default");
   char text[4096];
-  ssize_t n = pread(fd, text, sizeof text - 1, 0);
-  text[n > 0 ? n : 0] = '\0';
-  close(fd);
-  unlink(csv);
+  csv_take(&csv, text, sizeof text);
   /* 300 x 34 scales read, 3 x 9 whole tiles of 512 bytes written */
   ck_assert_msg(strstr(text, "\nrelayout,nvfp4,custom-lin2blk,1,\"300\",0,544,1,") != NULL &&
                     strstr(text, ",24024,0,") != NULL,
