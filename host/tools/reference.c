@@ -31,6 +31,11 @@ void nvfp4i_dot(const double *a, const double *b, int64_t k, double alpha, doubl
   *mag = fabs(alpha) * abs_sum;
 }
 
+void nvfp4i_dot_rows(const double *a, const double *b, int count, int64_t k, double alpha, double *ref, double *mag,
+                     int64_t stride) {
+  for (int c = 0; c < count; c++) nvfp4i_dot(a, b + (int64_t)c * k, k, alpha, &ref[c * stride], &mag[c * stride]);
+}
+
 /* Both GEMVs: every row of A against x's row of each batch, decoded by decode_x. */
 static void reference_gemv(const nvfp4_tensor *a, const void *x, void (*decode_x)(const void *, int64_t, double *),
                            double alpha, double *ref, double *mag) {

@@ -16,6 +16,12 @@ void nvfp4i_decode_dense_row(const nvfp4_dense *d, int64_t batch, int64_t row, d
 /* ref = alpha * sum_k a[k]*b[k] and mag = |alpha| * sum_k |a[k]*b[k]|, in float64. */
 void nvfp4i_dot(const double *a, const double *b, int64_t k, double alpha, double *ref, double *mag);
 
+/* nvfp4i_dot of a against each of `count` rows b + c * k (c < count): ref[c * stride], mag[c * stride], one
+ * after the other while a is in the cache, so that a matrix of such rows larger than the caches is read from
+ * memory once a block of b rows, not once a b row. */
+void nvfp4i_dot_rows(const double *a, const double *b, int count, int64_t k, double alpha, double *ref, double *mag,
+                     int64_t stride);
+
 /* GEMV on host copies: ref[l*M + m], mag[l*M + m] for every row m and batch l. */
 void nvfp4i_reference_gemv(const nvfp4_tensor *a, const nvfp4_tensor *x, double alpha, double *ref, double *mag);
 

@@ -1,9 +1,11 @@
 #include "verify.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cuda_driver.h"
 #include "dequantize.h"
@@ -201,10 +203,88 @@ static int64_t choose_columns(const grouped_group *gr, nvfp4i_rng *rng, int64_t 
   return count;
 }
 
+/* The reference and the comparison of columns [first, end) of a group's chosen ones, COLUMN_BLOCK at a time:
+ * their rows of b (and b2) decoded, then each row of a against all of them while it is in the cache
+ * (nvfp4i_dot_rows), so that a is read from memory once a block, not once a column. Into a verdict of its own:
+ * one thread's share of check_group. */
+enum { COLUMN_BLOCK = 8 };
+
+typedef struct column_range {
+  const grouped_group *gr;
+  grouped_kind kind;
+  double alpha, alpha2;
+  const double *arows; /* every row of a, decoded */
+  const int64_t *cols; /* the chosen columns */
+  int64_t first, end;
+  const uint8_t *c_out;
+  nvfp4i_verdict v; /* this range's comparisons */
+  int no_memory;
+} column_range;
+
+static void *compare_columns(void *arg) {
+  column_range *w = arg;
+  const grouped_group *gr = w->gr;
+  int64_t m = gr->m, k = gr->k;
+  size_t row_bytes = sizeof(double) * (size_t)(COLUMN_BLOCK * k), results = sizeof(double) * (size_t)(COLUMN_BLOCK * m);
+  double *brows = malloc(row_bytes), *b2rows = malloc(row_bytes);
+  double *ref = malloc(results), *mag = malloc(results); /* the dual GEMM's gate, then its output */
+  double *up = malloc(results), *up_mag = malloc(results); /* the dual GEMM's up product */
+  int64_t *index = malloc(sizeof(int64_t) * (size_t)m);
+  w->no_memory = !(brows && b2rows && ref && mag && up && up_mag && index);
+  for (int64_t first = w->first; !w->no_memory && first < w->end; first += COLUMN_BLOCK) {
+    int count = w->end - first < COLUMN_BLOCK ? (int)(w->end - first) : COLUMN_BLOCK;
+    for (int c = 0; c < count; c++) {
+      nvfp4i_decode_row(&gr->b.host, gr->batch, w->cols[first + c], brows + c * k);
+      if (w->kind == GROUPED_DUAL) nvfp4i_decode_row(&gr->b2.host, gr->batch, w->cols[first + c], b2rows + c * k);
+    }
+    /* ref[c * m + i]: row i against column first + c */
+    for (int64_t i = 0; i < m; i++) {
+      nvfp4i_dot_rows(w->arows + i * k, brows, count, k, w->alpha, ref + i, mag + i, m);
+      if (w->kind == GROUPED_DUAL)
+        nvfp4i_dot_rows(w->arows + i * k, b2rows, count, k, w->alpha2, up + i, up_mag + i, m);
+    }
+    for (int c = 0; c < count; c++) {
+      double *cref = ref + c * m, *cmag = mag + c * m;
+      for (int64_t i = 0; i < m; i++) {
+        if (w->kind == GROUPED_DUAL) {
+          double silu = cref[i] / (1.0 + exp(-cref[i])), g2 = up[c * m + i];
+          cmag[i] = 1.1 * cmag[i] * fabs(g2) + up_mag[c * m + i] * fabs(silu);
+          cref[i] = silu * g2;
+        }
+        index[i] = i * gr->c_ld + w->cols[first + c];
+      }
+      compare_bar(gr->dtype, w->kind == GROUPED_DUAL, w->c_out, index, cref, cmag, m, &w->v);
+    }
+  }
+  free(brows);
+  free(b2rows);
+  free(ref);
+  free(mag);
+  free(up);
+  free(up_mag);
+  free(index);
+  return NULL;
+}
+
+/* Adds a range's comparisons to v as if they came after v's: v keeps its first failure; with none, the
+ * detail is the worst result's (of equal ones, the later). */
+static void merge_verdict(nvfp4i_verdict *v, const nvfp4i_verdict *part) {
+  int failed_before = v->failures > 0;
+  v->checked += part->checked;
+  v->failures += part->failures;
+  if (!failed_before && (part->failures > 0 || (v->failures == 0 && part->worst_ratio >= v->worst_ratio)))
+    memcpy(v->detail, part->detail, sizeof v->detail);
+  if (part->worst_ratio > v->worst_ratio) v->worst_ratio = part->worst_ratio;
+}
+
 /* Reference for the chosen columns of one group, compared in place; marks every result element. Returns how
  * many outputs it compared (m times the columns chosen; 0 without host memory, which sets v->status).
  * The dual GEMM's reference: g1 = alpha * a b^T and g2 = alpha2 * a b2^T (magnitudes S1, S2) in float64,
- * silu(g1) * g2 under the bar with S = 1.1 * S1 * |g2| + S2 * |silu(g1)| (SPEC section 2). */
+ * silu(g1) * g2 under the bar with S = 1.1 * S1 * |g2| + S2 * |silu(g1)| (SPEC section 2). A large group's
+ * columns are split into contiguous ranges, one a thread (at most MAX_THREADS, as many as the processors);
+ * their verdicts are merged in column order, so the verdict is the one a single thread gives. */
+enum { MAX_THREADS = 32, THREAD_MACS = 1 << 26 /* a thread's least share of the multiply-adds */ };
+
 static int64_t check_group(double alpha, double alpha2, const grouped_group *gr, grouped_kind kind,
                            const uint8_t *out, uint8_t *is_result, nvfp4i_rng *rng, nvfp4i_verdict *v) {
   int esize = nvfp4i_dtype_size(gr->dtype);
@@ -221,43 +301,42 @@ static int64_t check_group(double alpha, double alpha2, const grouped_group *gr,
         snprintf(v->detail, sizeof v->detail, "C[%lld, %lld] never written", (long long)i, (long long)j);
     }
   int64_t *cols = malloc(sizeof(int64_t) * (size_t)n);
-  double *arows = malloc(sizeof(double) * (size_t)(m * k)), *brow = malloc(sizeof(double) * (size_t)k);
-  double *b2row = malloc(sizeof(double) * (size_t)k);
-  double *ref = malloc(sizeof(double) * (size_t)m), *mag = malloc(sizeof(double) * (size_t)m);
-  int64_t *index = malloc(sizeof(int64_t) * (size_t)m);
-  int64_t ncols = cols && arows && brow && b2row && ref && mag && index ? choose_columns(gr, rng, cols) : -1;
-  if (ncols < 0) v->status = nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "verify: no host memory");
+  double *arows = malloc(sizeof(double) * (size_t)(m * k));
+  int64_t ncols = cols && arows ? choose_columns(gr, rng, cols) : -1;
+  int no_memory = ncols < 0;
   for (int64_t i = 0; ncols > 0 && i < m; i++) {
     if (kind == GROUPED_W4A16)
       nvfp4i_decode_dense_row(&gr->dense_a.host, 0, i, arows + i * k);
     else
       nvfp4i_decode_row(&gr->a.host, gr->batch, i, arows + i * k);
   }
-  for (int64_t jc = 0; jc < ncols; jc++) {
-    int64_t j = cols[jc];
-    nvfp4i_decode_row(&gr->b.host, gr->batch, j, brow);
-    if (kind == GROUPED_DUAL) nvfp4i_decode_row(&gr->b2.host, gr->batch, j, b2row);
-    for (int64_t i = 0; i < m; i++) {
-      nvfp4i_dot(arows + i * k, brow, k, alpha, &ref[i], &mag[i]);
-      if (kind == GROUPED_DUAL) {
-        double up, up_mag;
-        nvfp4i_dot(arows + i * k, b2row, k, alpha2, &up, &up_mag);
-        double silu = ref[i] / (1.0 + exp(-ref[i]));
-        mag[i] = 1.1 * mag[i] * fabs(up) + up_mag * fabs(silu);
-        ref[i] = silu * up;
-      }
-      index[i] = i * gr->c_ld + j;
-    }
-    compare_bar(gr->dtype, kind == GROUPED_DUAL, c_out, index, ref, mag, m, v);
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  int64_t macs = ncols > 0 ? m * ncols * k * (kind == GROUPED_DUAL ? 2 : 1) : 0;
+  int64_t blocks = (ncols + COLUMN_BLOCK - 1) / COLUMN_BLOCK, threads = macs / THREAD_MACS;
+  if (threads > cpus) threads = cpus;
+  if (threads > MAX_THREADS) threads = MAX_THREADS;
+  if (threads > blocks) threads = blocks;
+  if (threads < 1) threads = 1;
+  column_range ranges[MAX_THREADS];
+  pthread_t thread[MAX_THREADS];
+  int started[MAX_THREADS] = {0};
+  for (int t = 0; ncols > 0 && t < threads; t++) {
+    ranges[t] = (column_range){gr, kind, alpha, alpha2, arows, cols, blocks * t / threads * COLUMN_BLOCK,
+                               blocks * (t + 1) / threads * COLUMN_BLOCK, c_out, {0}, 0};
+    if (ranges[t].end > ncols) ranges[t].end = ncols;
+    /* the last range runs here; one whose thread cannot start, too */
+    started[t] = t + 1 < threads && pthread_create(&thread[t], NULL, compare_columns, &ranges[t]) == 0;
+    if (!started[t]) compare_columns(&ranges[t]);
   }
+  for (int t = 0; ncols > 0 && t < threads; t++) {
+    if (started[t]) pthread_join(thread[t], NULL);
+    no_memory |= ranges[t].no_memory;
+    merge_verdict(v, &ranges[t].v);
+  }
+  if (no_memory) v->status = nvfp4i_fail(NVFP4_STATUS_OUT_OF_MEMORY, "verify: no host memory");
   free(cols);
   free(arows);
-  free(brow);
-  free(b2row);
-  free(ref);
-  free(mag);
-  free(index);
-  return ncols > 0 ? m * ncols : 0;
+  return ncols > 0 && !no_memory ? m * ncols : 0;
 }
 
 /* The grouped GEMMs' check, of the call `kind` names. */
@@ -337,7 +416,8 @@ static int verify_grouped(nvfp4_handle *h, const nvfp4i_grouped_case *c, grouped
   NVFP4_CU_TRY(cu->cuCtxSynchronize(), v->status, free_c);
   NVFP4_CU_TRY(cu->cuMemcpyDtoH(out, d_c, c_bytes), v->status, free_c);
   for (int g = 0; g < G; g++)
-    if (check_group(c->alpha, c->alpha2, &gr[g], kind, out, is_result, &rng, v) == 0 && gr[g].m * gr[g].n > 0) unchecked++;
+    if (check_group(c->alpha, c->alpha2, &gr[g], kind, out, is_result, &rng, v) == 0 && gr[g].m * gr[g].n > 0)
+      unchecked++;
   v->clobbered = count_clobbered(out, (int64_t)c_bytes, is_result);
 
 free_c:
