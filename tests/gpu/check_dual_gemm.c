@@ -1,5 +1,5 @@
 /* Dual GEMM with SiLU (nvfp4_grouped_dual_gemm_silu) on the GPU against the float64 reference under SPEC
- * section 2's bar for it: GPU MODE's nvfp4_dual_gemm benchmark shapes, small alphas that put the gate in
+ * section 2's bar for it: GPU MODE's nvfp4_dual_gemm benchmark and test shapes, small alphas that put the gate in
  * SiLU's curved range, tails in M, N and K, mixed K, both scale layouts, strided operands and outputs, every
  * output type, NaN scales, empty groups, a MoE layer's experts and more groups than one launch holds, and
  * graph replay. Fresh data every run, outputs poisoned before every call. Every case runs three ways: the
@@ -34,6 +34,25 @@ static const dual_gpu_case cases[] = {
                       .alpha = 1.0f, .alpha2 = 1.0f}},
     {"gpumode 4", 0, {GROUPS(1, (512), (3072), (7168)), .a_layout = BLK, .b_layout = LIN, .dtype = BF16,
                       .alpha = 1.0f, .alpha2 = 1.0f}},
+    /* GPU MODE's nvfp4_dual_gemm test shapes (task.yml's tests; its first is listed twice), half with a small alpha */
+    {"gpumode test 1", 0, {GROUPS(1, (1536), (512), (7168)), .a_layout = BLK, .b_layout = BLK, .dtype = F16,
+                           .alpha = 1.0f, .alpha2 = 1.0f}},
+    {"gpumode test 2", 1, {GROUPS(1, (256), (512), (256)), .a_layout = BLK, .b_layout = BLK, .dtype = F16,
+                           .alpha = 0.01f, .alpha2 = 1.0f}},
+    {"gpumode test 3", 0, {GROUPS(1, (3072), (1024), (1536)), .a_layout = LIN, .b_layout = LIN, .dtype = F16,
+                           .alpha = 1.0f, .alpha2 = 1.0f}},
+    {"gpumode test 4", 0, {GROUPS(1, (7168), (1024), (256)), .a_layout = BLK, .b_layout = LIN, .dtype = BF16,
+                           .alpha = 0.01f, .alpha2 = 0.5f}},
+    {"gpumode test 5", 0, {GROUPS(1, (7168), (2304), (2048)), .a_layout = LIN, .b_layout = BLK, .dtype = F16,
+                           .alpha = 1.0f, .alpha2 = 1.0f}},
+    {"gpumode test 6", 0, {GROUPS(1, (4608), (384), (7168)), .a_layout = BLK, .b_layout = BLK, .dtype = F32,
+                           .alpha = 0.001f, .alpha2 = 1.0f}},
+    {"gpumode test 7", 0, {GROUPS(1, (7168), (384), (2304)), .a_layout = LIN, .b_layout = LIN, .dtype = F16,
+                           .alpha = 1.0f, .alpha2 = 1.0f}},
+    {"gpumode test 8", 0, {GROUPS(1, (512), (768), (7168)), .a_layout = BLK, .b_layout = LIN, .dtype = BF16,
+                           .alpha = 0.001f, .alpha2 = 2.0f}},
+    {"gpumode test 9", 0, {GROUPS(1, (4096), (768), (512)), .a_layout = LIN, .b_layout = BLK, .dtype = F16,
+                           .alpha = 1.0f, .alpha2 = 1.0f}},
     /* the gate near 0, where SiLU curves (products of full-range data are far from it) */
     {"small alpha", 1, {GROUPS(2, (96, 200), (256, 130), (512)), .a_layout = LIN, .b_layout = BLK, .dtype = F32,
                         .alpha = 1.0f / 4096, .alpha2 = 0.75f}},
