@@ -1,10 +1,10 @@
-/* Grouped GEMM on the GPU against the float64 reference under the docs/ACCURACY.md bar: GPU MODE's shapes,
- * tails, mixed K, both scale layouts (garbage in BLOCKED padding), strided operands, alpha, every output
- * type, NaN propagation, empty and many groups, and CUDA graph replay. Fresh data every run, outputs
- * poisoned before every launch. Every shape runs three ways of the call: the tokens dequantized into
- * scratch then the W4A16 kernel (the default handle's, on a GPU with memory pools, K split where its plan
- * says), the fused kernel (a handle created with NVFP4_GROUPED_FUSED=1), and K split into 3 slices wherever
- * the tiles leave SMs idle (NVFP4_SPLIT_K=3: partials in scratch, summed by the finishing kernel). */
+/* Grouped GEMM on the GPU against the float64 reference under the docs/ACCURACY.md bar: GPU MODE's test and
+ * benchmark shapes, tails, mixed K, both scale layouts (garbage in BLOCKED padding), strided operands, alpha,
+ * every output type, NaN propagation, empty and many groups, and CUDA graph replay. Fresh data every run, outputs
+ * poisoned before every launch. Every shape runs three ways of the call: the tokens dequantized into scratch then
+ * the W4A16 kernel (the default handle's, on a GPU with memory pools, K split where its plan says), the fused
+ * kernel (a handle created with NVFP4_GROUPED_FUSED=1), and K split into 3 slices wherever the tiles leave SMs
+ * idle (NVFP4_SPLIT_K=3: partials in scratch, summed by the finishing kernel). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +50,21 @@ static const grouped_gpu_case cases[] = {
     {"test 8", 6, LIST(56, 112, 224, 96, 144, 72), LIST(5120), LIST(1536), BLK, BLK, BF16, 1.0f, 0, 0, 0, 0},
     {"test 9", 1, LIST(384), LIST(7168), LIST(4096), LIN, LIN, F16, 1.0f, 0, 0, 0, 0},
     {"test 10", 7, LIST(64, 128, 192, 256, 320, 384, 40), LIST(1536), LIST(768), BLK, LIN, F16, 1.0f, 0, 0, 0, 0},
+    /* GPU MODE's nvfp4_group_gemm test shapes (task.yml's tests: every group its own N and K) */
+    {"gpumode test 1", 2, LIST(96, 128), LIST(128, 256), LIST(128, 512), BLK, BLK, F16, 1.0f, 0, 0, 0, 1},
+    {"gpumode test 2", 2, LIST(256, 72), LIST(512, 384), LIST(256), LIN, LIN, F16, 1.0f, 0, 0, 0, 0},
+    {"gpumode test 3", 2, LIST(128, 128), LIST(128, 256), LIST(128, 512), BLK, LIN, BF16, 1.0f, 0, 0, 0, 0},
+    {"gpumode test 4", 3, LIST(80, 128, 256), LIST(384, 256, 128), LIST(256, 512, 128), LIN, BLK, F16, 1.0f, 0, 0, 0,
+     0},
+    {"gpumode test 5", 3, LIST(64, 72, 96), LIST(128, 384, 512), LIST(384, 512, 128), BLK, BLK, F32, 1.0f, 0, 0, 0, 0},
+    {"gpumode test 6", 3, LIST(64, 256, 128), LIST(768, 128, 256), LIST(512, 512, 128), LIN, LIN, F16, 1.0f, 0, 0, 0,
+     0},
+    {"gpumode test 7", 3, LIST(128, 128, 64), LIST(256, 512, 512), LIST(768, 128, 768), BLK, LIN, F16, 1.0f, 0, 0, 0,
+     1},
+    {"gpumode test 8", 4, LIST(128), LIST(128), LIST(128), LIN, BLK, BF16, 1.0f, 0, 0, 0, 0},
+    {"gpumode test 9", 4, LIST(40, 56, 384, 512), LIST(512, 384, 256, 128), LIST(256), BLK, BLK, F16, 1.0f, 0, 0, 0, 0},
+    {"gpumode test 10", 4, LIST(512, 384, 256, 128), LIST(256), LIST(512, 128, 512, 128), LIN, LIN, F16, 1.0f, 0, 0,
+     0, 0},
     /* GPU MODE's benchmark cases */
     {"bench 1", 8, LIST(80, 176, 128, 72, 64, 248, 96, 160), LIST(4096), LIST(7168), LIN, LIN, F16, 1.0f, 0, 0, 0, 0},
     {"bench 2", 8, LIST(40, 76, 168, 72, 164, 148, 196, 160), LIST(7168), LIST(2048), BLK, BLK, F16, 1.0f, 0, 0, 0, 0},
