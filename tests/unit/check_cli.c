@@ -472,6 +472,12 @@ START_TEST(verify_fails_an_output_nothing_wrote) {
              "verify gemm");
   assert_run(&r, 1, "never written", "verify gemm");
   assert_run(&r, 1, "FAIL", "verify gemm");
+  /* a reference large enough to be split over the processors (2^27 multiply-adds): the ranges' verdicts add up
+   * to one thread's, every output counted once as unwritten and once outside the bar */
+  run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("verify", "gemm", "--m", "256", "--n", "520", "--k", "1024"),
+            &r);
+  assert_run(&r, 1, "133120 outputs checked, 266240 outside the bar", "verify gemm, reference on threads");
+  assert_run(&r, 1, "worst: C[0, 0] never written", "verify gemm, reference on threads");
   run_nvfp4(test_build_file(UNIT_FAKE_LIBCUDA), ARGS("verify", "dequantize", "--m", "70", "--k", "96", "--l", "2",
                                                      "--layout", "blocked", "--dtype", "bf16"), &r);
   assert_run(&r, 1, "dequantize m=70 k=96 l=2 layout=blocked dtype=bf16 seed=1: 13440 outputs checked, 13440 "
