@@ -4,8 +4,9 @@
  * type (ptx/sm90a/grouped_gemm_w4a16.ptx); both share the launch, parameter block and descriptor of
  * ptx/sm90a/grouped_gemm_layout.h. The portable path's W4A16 entries (ptx/sm80/grouped_gemm_w4a16.ptx) take
  * the same parameter block with token tiles of at most PG_T_MAX rows and a launch shape of their own
- * (launch_params); it has no fused NVFP4 entry, so NVFP4 activations always go through scratch there. Everything a launch needs travels in its parameters, so a call allocates
- * nothing, never synchronises, is capturable, and calls on one handle never share state. */
+ * (launch_params); it has no fused NVFP4 entry, so NVFP4 activations always go through scratch there.
+ * Everything a launch needs travels in its parameters, so a call allocates nothing, never synchronises, is
+ * capturable, and calls on one handle never share state. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1016,8 +1017,8 @@ static int tokens_dequantized(const nvfp4_handle *h, const gg_call *call, int sc
 }
 
 /* Whether the tokens go into scratch as B tiles: dequantized NVFP4 ones, or dense ones where there is scratch
- * (`scratch`; and NVFP4_W4A16_IN_PLACE is not set); with the grouped dequantize and the image's entries of mixed widths
- * for B tiles of every type the call has, where every group's column block, rows x 128 bytes, fits
+ * (`scratch`; and NVFP4_W4A16_IN_PLACE is not set); with the grouped dequantize and the image's entries of
+ * mixed widths for B tiles of every type the call has, where every group's column block, rows x 128 bytes, fits
  * GG_D_A_LD's 32 bits. Both paths: the B-tile entries decode the weights in the tiles' K order, fewer
  * instructions than the natural order's. */
 static int b_tiles_fit(const nvfp4_handle *h, const gg_call *call, int scratch) {
