@@ -1002,9 +1002,6 @@ static nvfp4_status tokens_to_scratch(nvfp4_handle *h, const gg_call *call, CUst
 /* The scratch a call may use: the handle's pool, unless it has none. */
 static int has_scratch(const nvfp4_handle *h) { return h->scratch_pool != NULL; }
 
-/* Whether NVFP4 activations can go without scratch: the fused entry (sm_90a only; the portable path has none). */
-static int has_fused_entry(const nvfp4_handle *h) { return h->kernels[NVFP4I_KERNEL_GROUPED_GEMM].fn != NULL; }
-
 /* NVFP4 activations go through the W4A16 kernel: every group's tokens dequantized to f16 once (exact: every
  * e2m1 x e4m3 value is an f16), into scratch, then the W4A16 f16 entry multiplies them by the weights. The
  * fused entry decodes each token tile again for every 128 weight rows (32-56 times a call on the GPU MODE
@@ -1124,9 +1121,9 @@ static nvfp4_status grouped_call(nvfp4_handle *h, gg_call *call, CUstream stream
     nvfp4i_context_leave(pushed);
     /* without scratch (the pool could not grow): the call routed, planned and checked again as on a device
      * without pools, the fused entry taking NVFP4 activations and the W4A16 entries of mixed widths dense ones
-     * in place, whole K; the dual GEMM (its partials or its B tiles) and the portable path's NVFP4 activations
-     * have no such way */
-    if (call->dual || (call->a != NULL && !has_fused_entry(h)) || route_call(h, call, 0) != NVFP4_STATUS_SUCCESS)
+     * in place, whole K; where that way is refused (the dual GEMM, the portable path's NVFP4 activations, an
+     * image without the fused entry), the allocation's failure is the call's */
+    if (route_call(h, call, 0) != NVFP4_STATUS_SUCCESS)
       return nvfp4i_cuda_fail(r, call->dual ? "cuMemAllocFromPoolAsync (the dual GEMM's scratch)"
                                             : "cuMemAllocFromPoolAsync (the grouped GEMM's scratch)");
     return run_launches(h, call, stream);

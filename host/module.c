@@ -57,16 +57,12 @@ static nvfp4_status read_image_file(const char *path, char **out) {
   if (f == NULL) return nvfp4i_fail(NVFP4_STATUS_INVALID_VALUE, "NVFP4_FATBIN: cannot open %s", path);
   nvfp4_status status = NVFP4_STATUS_SUCCESS;
   char *buf = NULL;
-  long size;
   struct stat st;
   if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) { /* a folder opens too, and sizes as anything */
     status = nvfp4i_fail(NVFP4_STATUS_INVALID_VALUE, "NVFP4_FATBIN: %s is not a file", path);
     goto close_file;
   }
-  if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
-    status = nvfp4i_fail(NVFP4_STATUS_INVALID_VALUE, "NVFP4_FATBIN: cannot size %s", path);
-    goto close_file;
-  }
+  long size = (long)st.st_size;
   if (size < IMAGE_MAGIC_BYTES) { /* needs_jit reads that much of it */
     status = nvfp4i_fail(NVFP4_STATUS_INVALID_VALUE, "NVFP4_FATBIN: %s holds %ld bytes, no kernel image", path, size);
     goto close_file;

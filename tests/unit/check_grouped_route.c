@@ -217,6 +217,17 @@ START_TEST(an_exhausted_pool_fails_the_dual_gemm_and_the_portable_nvfp4_call_lau
 }
 END_TEST
 
+/* An image without the fused entry has no way for NVFP4 activations without scratch either. */
+START_TEST(an_exhausted_pool_fails_nvfp4_activations_on_an_image_without_the_fused_entry) {
+  setenv("FAKE_CUDA_MISSING", FUSED_ENTRY, 1);
+  exhaust_the_pool();
+  route_args r = valid_args();
+  assert_rejected("NVFP4 grouped GEMM, pool exhausted, no fused entry", call(&r), NVFP4_STATUS_OUT_OF_MEMORY,
+                  "cuMemAllocFromPoolAsync (the grouped GEMM's scratch): CUDA_ERROR_OUT_OF_MEMORY");
+  destroy_fake_handle();
+}
+END_TEST
+
 Suite *grouped_route_suite(void) {
   Suite *s = suite_create("grouped_route");
   TCase *route = tcase_create("nvfp4_grouped_gemm through dequantized tokens, or fused");
@@ -228,6 +239,7 @@ Suite *grouped_route_suite(void) {
   tcase_add_test(exhausted, an_exhausted_pool_runs_nvfp4_activations_on_the_fused_entry_over_whole_k);
   tcase_add_test(exhausted, an_exhausted_pool_runs_dense_activations_in_place_on_the_entries_of_mixed_widths);
   tcase_add_test(exhausted, an_exhausted_pool_fails_the_dual_gemm_and_the_portable_nvfp4_call_launching_nothing);
+  tcase_add_test(exhausted, an_exhausted_pool_fails_nvfp4_activations_on_an_image_without_the_fused_entry);
   suite_add_tcase(s, exhausted);
   return s;
 }
