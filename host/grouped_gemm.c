@@ -851,13 +851,15 @@ static void order_by_t(gg_params *params) {
     }
 }
 
-/* The portable B-tile family's entry for launches whose tiles all have t = 32 (two token groups a step, half
- * the mma: ptx/sm80/grouped_gemm_w4a16.ptx), where the image has it; else `id` itself. */
-static nvfp4i_kernel_id portable_t32_entry(const nvfp4_handle *h, nvfp4i_kernel_id id) {
+/* The B-tile family's entry for launches whose tiles all have t = 32, where the image has it; else `id` itself.
+ * sm_90a: the stage of the entry of mixed widths at one width, so that ptxas lets each warpgroup's decode
+ * overlap its own wgmmas (docs/PERFORMANCE.md, sixteenth session); portable: two token groups a step, half
+ * the mma (ptx/sm80/grouped_gemm_w4a16.ptx). */
+static nvfp4i_kernel_id t32_entry(const nvfp4_handle *h, nvfp4i_kernel_id id) {
   nvfp4i_kernel_id t32 = id;
   if (id == NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES) t32 = NVFP4I_KERNEL_GROUPED_GEMM_W4A16_F16_TILES_T32;
   if (id == NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_TILES) t32 = NVFP4I_KERNEL_GROUPED_GEMM_W4A16_BF16_TILES_T32;
-  return h->path != NVFP4I_PATH_SM90A && h->kernels[t32].fn != NULL ? t32 : id;
+  return h->kernels[t32].fn != NULL ? t32 : id;
 }
 
 /* Launches the filled parameter block: descriptor order, tile numbering, ring, grid. */
@@ -874,7 +876,7 @@ static nvfp4_status launch_params(nvfp4_handle *h, const gg_call *call, gg_param
   }
   unsigned smem_bytes, grid;
   nvfp4i_kernel_id id = call_kernel(call);
-  if (w4a16_launches(call) && t_max <= GG_T_GRAIN) id = portable_t32_entry(h, id);
+  if (w4a16_launches(call) && t_max <= GG_T_GRAIN) id = t32_entry(h, id);
   if (w4a16_launches(call)) {
     params->ring = w4a16_launch_shape(h, id, t_max, params->total_tiles, &smem_bytes, &grid);
   } else {

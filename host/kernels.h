@@ -37,14 +37,14 @@ typedef enum nvfp4i_path { NVFP4I_PATH_SM90A, NVFP4I_PATH_PORTABLE, NVFP4I_PATH_
 #define NVFP4_W4A16_MIXED(X, type, TYPE, what, portable, pthreads, psmem)                                 \
   X(NVFP4I_KERNEL_GROUPED_GEMM_W4A16_##TYPE, "grouped GEMM (" what ")", NVFP4I_NAME(GW_MIXED_ENTRY_NAME(type)), \
     portable, GG_THREADS, GG_SMEM_LIMIT, pthreads, psmem)
-/* A B-tiles family: its entry of mixed widths, then one per width; then the portable path's entry for
- * launches whose tiles all have t = 32 (no sm_90a entry) */
+/* A B-tiles family: its entry of mixed widths, then one per width of the plan's (gw_entry_widths); then the
+ * entry for launches whose tiles all have t = 32 (the launch picks it, grouped_gemm.c's t32_entry) */
 #define NVFP4_W4A16_TILES(X, type, TYPE, what, portable, portable_t32)                                    \
   NVFP4_W4A16_MIXED(X, type, TYPE, what, portable, PG_THREADS, PG_SMEM_LIMIT)                             \
   NVFP4_W4A16_WIDTH(X, type, TYPE, what, 64) NVFP4_W4A16_WIDTH(X, type, TYPE, what, 128)                 \
   NVFP4_W4A16_WIDTH(X, type, TYPE, what, 256)                                                             \
-  X(NVFP4I_KERNEL_GROUPED_GEMM_W4A16_##TYPE##_T32, "grouped GEMM (" what ", 32-row tiles)", NVFP4I_NONE,  \
-    portable_t32, GG_THREADS, GG_SMEM_LIMIT, PG_THREADS, PG_SMEM_LIMIT)
+  X(NVFP4I_KERNEL_GROUPED_GEMM_W4A16_##TYPE##_T32, "grouped GEMM (" what ", 32-row tiles)",              \
+    NVFP4I_NAME(GW_ENTRY_NAME(type, 32)), portable_t32, GG_THREADS, GG_SMEM_LIMIT, PG_THREADS, PG_SMEM_LIMIT)
 
 /* X(id, what it computes, sm_90a entry, portable entry or NVFP4I_NONE, then per path (sm_90a, portable) the
  * threads per CTA it is launched with and the largest dynamic shared memory it takes). A kernel the portable
