@@ -322,6 +322,44 @@ START_TEST(w4a16_launches_the_entry_of_the_planned_width) {
 }
 END_TEST
 
+/* With a memory pool, a launch whose tiles all have t = 32 (every group of at most 32 rows, as a MoE decode's)
+ * runs the B-tiles family's t = 32 entry, with the ring and launch shape of the entry of mixed widths; a
+ * launch with a wider tile runs that entry, and so does one on an image without the t = 32 entries. */
+START_TEST(w4a16_tiles_all_of_32_rows_take_the_t32_entry) {
+  static const char *const t32_entries =
+      "nvfp4_grouped_gemm_w4a16_f16_tiles_t32_sm90a,nvfp4_grouped_gemm_w4a16_bf16_tiles_t32_sm90a";
+  static const int64_t rows[3][2] = {{7, 32}, {7, 33}, {7, 32}};
+  for (int way = 0; way < 3; way++) {
+    destroy_fake_handle();
+    setenv("FAKE_MEMORY_POOLS", "1", 1);
+    if (way == 2) setenv("FAKE_CUDA_MISSING", t32_entries, 1);
+    create_fake_handle();
+    nvfp4_dense a[2];
+    nvfp4_tensor b[2];
+    nvfp4_output c[2];
+    set_group(&a[0], &b[0], &c[0], rows[way][0], K, 300, F16, F16);
+    set_group(&a[1], &b[1], &c[1], rows[way][1], K, 129, F16, BF16);
+    long before = fake_launches(); /* the process's launches: the earlier ways' too */
+    ck_assert_msg(nvfp4_grouped_gemm_w4a16(fake_handle, 2, a, b, c, 1.0f, NULL) == NVFP4_STATUS_SUCCESS, "%s",
+                  nvfp4_last_error());
+    ck_assert_int_eq(fake_launches() - before, 2); /* the copy into B tiles, then the GEMM */
+    const char *entry;
+    CUlaunchConfig config;
+    const unsigned char *p = fake_launch(before + 1, &entry, &config);
+    uint32_t t = assert_w4a16_entry(entry, "f16_tiles", p);
+    ck_assert_uint_eq(param_u32(p, GG_P_NUM_GROUPS), 2);
+    if (way == 0) {
+      ck_assert_uint_eq(t, 32);
+      assert_w4a16_ring(p, &config, 32);
+      ck_assert_uint_eq(param_u32(p, GG_P_TOTAL_TILES), 3 + 2); /* ceil(300 / 128) + ceil(129 / 128) */
+    } else {
+      ck_assert_msg(t != 32, "way %d: %s", way, entry);
+    }
+    unsetenv("FAKE_CUDA_MISSING");
+  }
+}
+END_TEST
+
 START_TEST(w4a16_launches_only_the_activation_types_present) {
   nvfp4_dense a[2];
   nvfp4_tensor b[2];
@@ -424,6 +462,7 @@ Suite *w4a16_suite(void) {
   tcase_add_test(launches, w4a16_launches_f16_then_bf16_groups_with_dense_activation_descriptors);
   tcase_add_test(launches, w4a16_launches_the_entry_of_the_planned_width);
   tcase_add_test(launches, w4a16_orders_mixed_tiles_by_t_and_keeps_the_group_order_among_equal_t);
+  tcase_add_test(launches, w4a16_tiles_all_of_32_rows_take_the_t32_entry);
   tcase_add_test(launches, w4a16_launches_only_the_activation_types_present);
   tcase_add_test(launches, w4a16_takes_256_groups_a_launch_and_launches_again_for_more);
   suite_add_tcase(s, launches);

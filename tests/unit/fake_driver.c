@@ -105,7 +105,7 @@ uint32_t assert_w4a16_entry(const char *entry, const char *type, const unsigned 
 const char *w4a16_width_entries(void) {
   static char list[512];
   int n = 0;
-  for (int t = 64; t <= 256; t *= 2)
+  for (int t = 32; t <= 256; t *= 2)
     n += snprintf(list + n, sizeof list - (size_t)n, "%snvfp4_grouped_gemm_w4a16_f16_tiles_t%d_sm90a,"
                   "nvfp4_grouped_gemm_w4a16_bf16_tiles_t%d_sm90a", n > 0 ? "," : "", t, t);
   return list;
@@ -118,7 +118,7 @@ const char *w4a16_entries(const char *type) {
   while (i < 3 && strcmp(type, types[i]) != 0) i++;
   char *at = list[i];
   int n = snprintf(at, sizeof list[0], "nvfp4_grouped_gemm_w4a16_%s_sm90a", type);
-  for (int t = 64; i >= 2 && t <= 256; t *= 2)
+  for (int t = 32; i >= 2 && t <= 256; t *= 2)
     n += snprintf(at + n, sizeof list[0] - (size_t)n, ",nvfp4_grouped_gemm_w4a16_%s_t%d_sm90a", type, t);
   return at;
 }
