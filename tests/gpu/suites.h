@@ -80,9 +80,9 @@ nvfp4_handle *gpu_fused_grouped_handle(void);
 nvfp4_handle *gpu_split_k_handle(int slices);
 
 /* A handle made with NVFP4_TILE_ROWS=gpu_tile_rows_values[way]: way 0 "mixed" (the W4A16 entry of mixed
- * widths; a launch whose tiles all have t = 32 takes the B-tiles families' t = 32 entry), then each width with entries of its own (64, 128, 256: the B-tiles families'), for every grouped GEMM
- * the handle runs on sm_90a (the portable path has one entry: it ignores the variable). The caller destroys
- * it. */
+ * widths; a launch whose tiles all have t = 32 takes the B-tiles families' t = 32 entry), then each width with
+ * entries of its own (64, 128, 256: the B-tiles families'), for every grouped GEMM the handle runs on sm_90a
+ * (the portable path has one entry: it ignores the variable). The caller destroys it. */
 enum { GPU_TILE_ROWS_WAYS = 4 };
 extern const char *const gpu_tile_rows_values[GPU_TILE_ROWS_WAYS];
 nvfp4_handle *gpu_tile_rows_handle(int way);
