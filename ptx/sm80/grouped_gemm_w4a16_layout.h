@@ -32,8 +32,9 @@
  *                       r*256 + (u ^ r%8)*16, so that ldmatrix's eight row addresses hit eight bank groups
  *   [PG_S_W, +8192)     weights: 128 rows x 64 bytes; 16-byte piece p of row r at r*64 + (p ^ (r/2)%4)*16, so
  *                       that a warp's eight rows g = 0..7 of one piece hit eight bank groups
- *   [PG_S_WSF, +1024)   weight scales: one BLOCKED_128x4 row block of the stage's 8 blocks (grouped_gemm_layout.h:
- *                       block j of row r at (j/4)*512 + (r%32)*16 + (r/32)*4 + j%4), 0 past N and K
+ *   [PG_S_WSF, +1024)   weight scales: the stage's 8 blocks of row r at r*8 (block j at byte j), 0 past N and K;
+ *                       a LINEAR row's 8 bytes come by one copy, and a warp's eight rows g of its reads lie in 64
+ *                       contiguous bytes
  * PG_STAGES is a literal of cp.async.wait_group: one edit changes the pipeline depth. Three slots (75 KB) fit
  * the 99 KB a block may have on sm_86 / sm_89, and three CTAs an sm_90 SM (launch, above). */
 #define PG_STAGES 3
