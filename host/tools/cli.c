@@ -125,6 +125,9 @@ static int print_info(void) {
     if (name == NULL && nvfp4i_kernel_is_width_entry((nvfp4i_kernel_id)id))
       printf("kernel   %-46s none on this path for the %s: its family's entry of mixed widths takes them\n", "-",
              nvfp4i_kernel_what((nvfp4i_kernel_id)id));
+    else if (name == NULL && id == NVFP4I_KERNEL_GROUPED_GEMM) /* the one kernel whose calls have another way */
+      printf("kernel   %-46s none on this path: NVFP4 activations are dequantized to f16 B tiles in scratch for the "
+             "W4A16 entries (without a memory pool the call returns NOT_SUPPORTED)\n", "-");
     else if (name == NULL)
       printf("kernel   %-46s none on this path: the %s returns NOT_SUPPORTED\n", "-",
              nvfp4i_kernel_what((nvfp4i_kernel_id)id));

@@ -568,7 +568,10 @@ START_TEST(info_says_which_path_runs_and_whether_it_was_jit_compiled) {
   assert_run(&r, 0, "path     portable (NVFP4_FORCE_PORTABLE=1)", "info");
   assert_run(&r, 0, "image    embedded, PTX JIT-compiled by the driver", "info");
   assert_run(&r, 0, "kernel   nvfp4_gemv_sm80                                128 registers", "info");
-  assert_run(&r, 0, "none on this path: the grouped GEMM (NVFP4 activations) returns NOT_SUPPORTED", "info");
+  assert_run(&r, 0,
+             "none on this path: NVFP4 activations are dequantized to f16 B tiles in scratch for the W4A16 entries "
+             "(without a memory pool the call returns NOT_SUPPORTED)",
+             "info");
   assert_run(&r, 0,
              "none on this path for the grouped GEMM (bf16 activations as B tiles, 64-row tiles): its family's entry "
              "of mixed widths takes them",
