@@ -58,8 +58,8 @@ typedef enum nvfp4i_path { NVFP4I_PATH_SM90A, NVFP4I_PATH_PORTABLE, NVFP4I_PATH_
     GEMV_MAX_DYNAMIC_SMEM)                                                                                \
   X(NVFP4I_KERNEL_GEMV_W4A16, "W4A16 GEMV", NVFP4I_NAME(GEMV_W4A16_ENTRY), NVFP4I_NAME(GEMV_W4A16_SM80_ENTRY), \
     GEMV_THREADS, GEMV_W4A16_MAX_DYNAMIC_SMEM, GEMV_THREADS, GEMV_W4A16_MAX_DYNAMIC_SMEM)                  \
-  X(NVFP4I_KERNEL_GROUPED_GEMM, "fused grouped GEMM (NVFP4 activations read in place)", "nvfp4_grouped_gemm_sm90a",           \
-    NVFP4I_NONE, GG_THREADS, GG_SMEM_LIMIT, 0, 0)                                                         \
+  X(NVFP4I_KERNEL_GROUPED_GEMM, "fused grouped GEMM (NVFP4 activations read in place)",                  \
+    "nvfp4_grouped_gemm_sm90a", NVFP4I_NONE, GG_THREADS, GG_SMEM_LIMIT, 0, 0)                             \
   NVFP4_W4A16_MIXED(X, f16, F16, "f16 activations", NVFP4I_NAME(PG_ENTRY_F16), PG_THREADS, PG_SMEM_LIMIT)    \
   NVFP4_W4A16_TILES(X, f16_tiles, F16_TILES, "f16 or NVFP4 activations as f16 B tiles",                  \
                     NVFP4I_NAME(PG_ENTRY_F16_TILES), NVFP4I_NAME(PG_ENTRY_F16_TILES_T32))                 \
