@@ -100,6 +100,24 @@ START_TEST(gemv_matches_reference) {
 }
 END_TEST
 
+/* The same with the handle's weights-stable option on (each entry loads its first chunks of A before its
+ * grid-dependency wait); the option is off again after. */
+START_TEST(gemv_with_stable_weights_matches_reference) {
+  nvfp4i_gemv_case c = cases[selected[_i]].c;
+  c.seed = gpu_seed(0x5EED5000u + (uint64_t)selected[_i]);
+  ck_assert_int_eq(nvfp4_set_weights_stable(gpu_handle, 1), NVFP4_STATUS_SUCCESS);
+  nvfp4i_verdict v;
+  int pass = nvfp4i_verify_gemv(gpu_handle, &c, &v);
+  ck_assert_int_eq(nvfp4_set_weights_stable(gpu_handle, 0), NVFP4_STATUS_SUCCESS);
+  ck_assert_msg(pass,
+                "gemv, weights stable, m=%lld k=%lld l=%lld a_layout=%d x_layout=%d dtype=%d alpha=%g seed=%llu "
+                "(NVFP4_TEST_SEED=%llu): status %s (%s), %lld/%lld outside the bar, %lld stray writes, worst %s",
+                (long long)c.m, (long long)c.k, (long long)c.l, c.a_layout, c.x_layout, c.dtype, c.alpha,
+                (unsigned long long)c.seed, (unsigned long long)gpu_run_seed(), nvfp4_status_string(v.status),
+                nvfp4_last_error(), (long long)v.failures, (long long)v.checked, (long long)v.clobbered, v.detail);
+}
+END_TEST
+
 /* Replaying a captured graph gives the same bits as a direct launch. */
 typedef struct gemv_graph_arg {
   const nvfp4i_operand *a, *x;
@@ -262,6 +280,7 @@ Suite *gemv_gpu_suite(void) {
   TCase *shapes = gpu_tcase("gemv shapes", 600);
   select_cases();
   tcase_add_loop_test(shapes, gemv_matches_reference, 0, selected_count);
+  tcase_add_loop_test(shapes, gemv_with_stable_weights_matches_reference, 0, selected_count);
   suite_add_tcase(s, shapes);
   TCase *usage = gpu_tcase("gemv graphs and threads", 120);
   tcase_add_test(usage, gemv_graph_replay_matches_direct_launch);
