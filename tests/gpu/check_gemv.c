@@ -240,6 +240,28 @@ START_TEST(a_chain_of_gemvs_on_the_x_the_kernel_before_quantized_matches_the_syn
 }
 END_TEST
 
+/* The default mode's chain with NVFP4 x: the weights quantized by the kernel just before each GEMV
+ * (gpu_weights_chain). m = K = 4064 (A LINEAR, x BLOCKED; 127 chunks a row: the equal-steps entry). */
+static nvfp4_status weights_chain_gemv(const gpu_chain *c, const void *x, int i) {
+  nvfp4_output y = {(void *)(uintptr_t)gpu_chain_slot(c, i + 1), 1, c->m, F16};
+  return nvfp4_gemv(c->h, &c->a.dev, &((const nvfp4i_operand *)x)->dev, &y, c->alpha[i], c->stream);
+}
+
+START_TEST(a_chain_of_gemvs_on_weights_the_kernel_before_quantized_matches_the_synchronised_chain) {
+  gpu_chain c;
+  gpu_chain_create(&c, gpu_quick() ? 992 : 4064, gpu_quick() ? 6 : 100, LIN, gpu_seed(0x63686E33));
+  nvfp4i_operand x;
+  ck_assert_int_eq(nvfp4i_operand_create(&x, 1, c.m, 1, BLK, 0, &c.rng), NVFP4_STATUS_SUCCESS);
+  double *x_values = malloc(sizeof(double) * (size_t)c.m);
+  ck_assert_ptr_nonnull(x_values);
+  nvfp4i_decode_row(&x.host, 0, 0, x_values);
+  gpu_weights_chain(&c, weights_chain_gemv, &x, x_values, "nvfp4 weights chain back to back");
+  free(x_values);
+  nvfp4i_operand_destroy(&x);
+  gpu_chain_destroy(&c);
+}
+END_TEST
+
 /* The README's tuning recipe: NVFP4_FATBIN names one preprocessed .ptx (one kernel family, compiled by the
  * driver at load). The handle loads; GEMV runs from it and is right; grouped GEMM says NOT_SUPPORTED. */
 START_TEST(gemv_runs_from_an_image_of_its_own_family) {
@@ -281,6 +303,7 @@ Suite *gemv_gpu_suite(void) {
   suite_add_tcase(s, usage);
   TCase *chain = gpu_tcase("gemv chains under programmatic dependent launch", 300);
   tcase_add_test(chain, a_chain_of_gemvs_on_the_x_the_kernel_before_quantized_matches_the_synchronised_chain);
+  tcase_add_test(chain, a_chain_of_gemvs_on_weights_the_kernel_before_quantized_matches_the_synchronised_chain);
   suite_add_tcase(s, chain);
   /* tagged "image": loading an image of one family makes the library ask the driver for the kernels the image
    * lacks (CUDA_ERROR_NOT_FOUND, expected), which compute-sanitizer counts as API errors; its runs exclude it */

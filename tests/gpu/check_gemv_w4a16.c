@@ -249,6 +249,28 @@ START_TEST(a_chain_of_dependent_w4a16_gemvs_matches_the_synchronised_chain) {
 }
 END_TEST
 
+/* The default mode's chain with f16 x: the weights quantized by the kernel just before each W4A16 GEMV
+ * (gpu_weights_chain). m = K = 4096 (A BLOCKED). */
+static nvfp4_status weights_chain_gemv(const gpu_chain *c, const void *x, int i) {
+  nvfp4_output y = {(void *)(uintptr_t)gpu_chain_slot(c, i + 1), 1, c->m, F16};
+  return nvfp4_gemv_w4a16(c->h, &c->a.dev, &((const nvfp4i_dense_operand *)x)->dev, &y, c->alpha[i], c->stream);
+}
+
+START_TEST(a_chain_of_w4a16_gemvs_on_weights_the_kernel_before_quantized_matches_the_synchronised_chain) {
+  gpu_chain c;
+  gpu_chain_create(&c, gpu_quick() ? 1024 : 4096, gpu_quick() ? 6 : 100, BLK, gpu_seed(0x63686E34));
+  nvfp4i_dense_operand x;
+  ck_assert_int_eq(nvfp4i_dense_operand_create(&x, 1, c.m, 1, F16, 0, &c.rng), NVFP4_STATUS_SUCCESS);
+  double *x_values = malloc(sizeof(double) * (size_t)c.m);
+  ck_assert_ptr_nonnull(x_values);
+  for (int64_t k = 0; k < c.m; k++) x_values[k] = nvfp4i_f16_value(((const uint16_t *)x.host.data)[k]);
+  gpu_weights_chain(&c, weights_chain_gemv, &x, x_values, "w4a16 weights chain back to back");
+  free(x_values);
+  nvfp4i_dense_operand_destroy(&x);
+  gpu_chain_destroy(&c);
+}
+END_TEST
+
 /* NVFP4_FATBIN naming the W4A16 GEMV's preprocessed .ptx alone (compiled by the driver at load): the handle
  * loads, the W4A16 GEMV runs from it and is right, the NVFP4 GEMV says NOT_SUPPORTED. */
 START_TEST(gemv_w4a16_runs_from_an_image_of_its_own_family) {
@@ -286,6 +308,7 @@ Suite *gemv_w4a16_gpu_suite(void) {
   suite_add_tcase(s, usage);
   TCase *chain = gpu_tcase("gemv w4a16 chains under programmatic dependent launch", 300);
   tcase_add_test(chain, a_chain_of_dependent_w4a16_gemvs_matches_the_synchronised_chain);
+  tcase_add_test(chain, a_chain_of_w4a16_gemvs_on_weights_the_kernel_before_quantized_matches_the_synchronised_chain);
   suite_add_tcase(s, chain);
   /* tagged "image": the kernels the image lacks make the driver answer CUDA_ERROR_NOT_FOUND, which
    * compute-sanitizer counts as API errors; its runs exclude the tag */

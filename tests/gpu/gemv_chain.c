@@ -110,3 +110,62 @@ void gpu_chain_end(gpu_chain *c, const char *what) {
            (long long)c->m, c->steps, first - 1, (unsigned long long)c->seed);
   gpu_assert_bytes((const uint8_t *)c->got, (const uint8_t *)c->want, bytes, named);
 }
+
+/* A's device buffers into its host copy, decoded into c->a_values. */
+static void download_a(gpu_chain *c) {
+  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
+  ck_assert_int_eq(cu->cuMemcpyDtoH((void *)c->a.host.data, (CUdeviceptr)(uintptr_t)c->a.dev.data,
+                                    (size_t)c->a.data_bytes), CUDA_SUCCESS);
+  ck_assert_int_eq(cu->cuMemcpyDtoH((void *)c->a.host.scales, (CUdeviceptr)(uintptr_t)c->a.dev.scales,
+                                    (size_t)c->a.sf_bytes), CUDA_SUCCESS);
+  for (int64_t r = 0; r < c->m; r++) nvfp4i_decode_row(&c->a.host, 0, r, c->a_values + r * c->m);
+}
+
+/* The weights of step i into A: W_(i % 2) quantized, on the chain's stream. */
+static nvfp4_status quantize_weights(const gpu_chain *c, const nvfp4i_dense_operand w[2], int i) {
+  return nvfp4_quantize(c->h, &w[i % 2].dev, &c->a.dev, 1.0f, c->stream);
+}
+
+void gpu_weights_chain(gpu_chain *c, gpu_chain_gemv gemv, const void *x, const double *x_values,
+                       const char *what) {
+  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
+  int64_t m = c->m;
+  size_t slot_bytes = sizeof(uint16_t) * (size_t)m;
+  nvfp4i_dense_operand w[2];
+  for (int j = 0; j < 2; j++)
+    ck_assert_int_eq(nvfp4i_dense_operand_create(&w[j], m, m, 1, NVFP4_DTYPE_F16, 0, &c->rng), NVFP4_STATUS_SUCCESS);
+  ck_assert_msg(c->steps >= 3, "a weights chain needs 3 steps or more");
+  for (int i = 0; i < c->steps; i++) {
+    ck_assert_msg(quantize_weights(c, w, i) == NVFP4_STATUS_SUCCESS, "step %d: %s", i, nvfp4_last_error());
+    ck_assert_int_eq(cu->cuStreamSynchronize(c->stream), CUDA_SUCCESS);
+    if (i < 2) {
+      download_a(c);
+      gpu_chain_reference(c, i, x_values);
+    } else {
+      c->alpha[i] = c->alpha[i % 2];
+    }
+    ck_assert_msg(gemv(c, x, i) == NVFP4_STATUS_SUCCESS, "step %d: %s", i, nvfp4_last_error());
+    if (i < 2) {
+      gpu_chain_check_step(c, i, what);
+      continue;
+    }
+    uint16_t *y = c->want + (size_t)(i + 1) * (size_t)m;
+    ck_assert_int_eq(cu->cuStreamSynchronize(c->stream), CUDA_SUCCESS);
+    ck_assert_int_eq(cu->cuMemcpyDtoH(y, gpu_chain_slot(c, i + 1), slot_bytes), CUDA_SUCCESS);
+    char named[200];
+    snprintf(named, sizeof named, "%s, synchronised: step %d against step %d (the same weights, seed %llu)", what, i,
+             i - 2, (unsigned long long)c->seed);
+    gpu_assert_bytes((const uint8_t *)y, (const uint8_t *)(y - 2 * m), slot_bytes, named);
+  }
+  ck_assert_msg(memcmp(c->want + (size_t)m, c->want + (size_t)2 * (size_t)m, slot_bytes) != 0,
+                "%s: both weight sets give the same y, so the chain cannot tell them apart (seed %llu)", what,
+                (unsigned long long)c->seed);
+  ck_assert_int_eq(nvfp4_set_weights_stable(c->h, 0), NVFP4_STATUS_SUCCESS);
+  gpu_chain_begin(c);
+  for (int i = 0; i < c->steps; i++) {
+    ck_assert_msg(quantize_weights(c, w, i) == NVFP4_STATUS_SUCCESS, "step %d: %s", i, nvfp4_last_error());
+    ck_assert_msg(gemv(c, x, i) == NVFP4_STATUS_SUCCESS, "step %d: %s", i, nvfp4_last_error());
+  }
+  gpu_chain_end(c, what);
+  for (int j = 0; j < 2; j++) nvfp4i_dense_operand_destroy(&w[j]);
+}

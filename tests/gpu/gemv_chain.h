@@ -58,4 +58,17 @@ void gpu_chain_begin(gpu_chain *c);
  * synchronised chain's, naming `what`. */
 void gpu_chain_end(gpu_chain *c, const char *what);
 
+/* The GEMV of step i of a weights chain: reads c->a.dev and x (fixed), writes slot i + 1 with alpha[i]. */
+typedef nvfp4_status (*gpu_chain_gemv)(const gpu_chain *c, const void *x, int i);
+
+/* The default mode's chain (issue 13): the weights written by the kernel just before each GEMV. Step i
+ * quantizes dense weights W_(i % 2) (f16, m x m, random, global scale 1) into A's one buffer, then `gemv`
+ * reads A and x (x_values: x as the kernel reads it) into slot i + 1. The chain run with a synchronise after
+ * every call must meet the reference on steps 0 and 1 (A downloaded and decoded after the quantize), repeat
+ * steps 0 and 1 bit for bit on every later step, and give the two weight sets different outputs; the chain
+ * back to back under programmatic dependent launch, weights-stable option off, must equal it bit for bit.
+ * A GEMV that loaded any of A before the quantize before it ended would read the other set's weights. */
+void gpu_weights_chain(gpu_chain *c, gpu_chain_gemv gemv, const void *x, const double *x_values,
+                       const char *what);
+
 #endif
