@@ -10,7 +10,9 @@
 #     bench       nvfp4 bench: GEMV, grouped, dense and dual GEMM, then dequantize, quantize and relayout
 #     peers       PEERS=<path of peers.py>: the library just built beside cuBLAS f16 on pre-dequantized
 #                 operands, every row on the device's path, the GEMVs and grouped rows forced portable too
-#     sass        the SASS of the library's image, with its HGMMA and local-memory (spill) counts
+#     sass        the SASS of the library's image, with its HGMMA and local-memory (spill) counts, and the
+#                 check that no kernel touches global memory before its grid-dependency wait
+#                 (tests/gpu/loads-before-wait.awk; the step fails where one does)
 #
 # Logs go to $OUT/<step>.txt (OUT: default build/device-out); the last lines of each are printed at the end,
 # with the suites' seeds, so that a run can be repeated (NVFP4_TEST_SEED). Every command has a time limit: a
@@ -83,7 +85,8 @@ for step in $steps; do
     sass)
       cuobjdump --dump-sass build/nvfp4.fatbin > "$OUT/sass.txt" 2>&1 || status=1
       printf 'HGMMA %s, LDL/STL %s\n' "$(grep -c HGMMA "$OUT/sass.txt")" "$(grep -c -E 'LDL|STL' "$OUT/sass.txt")" \
-        > "$OUT/sass_summary.txt" ;;
+        > "$OUT/sass_summary.txt"
+      awk -f tests/gpu/loads-before-wait.awk "$OUT/sass.txt" >> "$OUT/sass_summary.txt" || status=1 ;;
   esac
 done
 
