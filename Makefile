@@ -1,6 +1,6 @@
 # nvfp4-ptx: the only build entry point. Everything lands in build/ (BUILD=...).
 #   make              library (static + shared), the nvfp4 command, nvfp4.pc, every kernel for every target
-#   make check        CPU test suites (no GPU needed; what CI runs)
+#   make check        CPU test suites and the SASS checker's own test (no GPU needed; what CI runs)
 #   make examples     examples/*.c against the library in build/
 #   make check-gpu    GPU test suite (needs an sm_90a GPU)
 #   make variant NAME=n PTX_DEFINES=...   the kernels built with other tuning knobs, for NVFP4_FATBIN
@@ -274,6 +274,7 @@ tests: $(UNIT_TESTS) $(GPU_TESTS) $(FAKE_LIBCUDA)
 
 check: all $(UNIT_TESTS) $(GPU_TESTS) $(FAKE_LIBCUDA) $(PORTABLE_JIT_CHECKS)
 	$(Q)NVFP4_TEST_BUILD=$(BUILD) $(UNIT_TESTS)
+	$(Q)sh tests/unit/check-loads-before-wait.sh
 
 check-gpu: all $(GPU_TESTS)
 	$(Q)CK_FORK=no NVFP4_TEST_BUILD=$(BUILD) $(GPU_TESTS)
