@@ -87,6 +87,18 @@ out:
   return status;
 }
 
+nvfp4_status nvfp4i_operand_download(nvfp4i_operand *op) {
+  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
+  nvfp4_status status = NVFP4_STATUS_SUCCESS;
+  NVFP4_CU_TRY(cu->cuMemcpyDtoH((void *)op->host.data, (CUdeviceptr)(uintptr_t)op->dev.data, (size_t)op->data_bytes),
+               status, out);
+  NVFP4_CU_TRY(cu->cuMemcpyDtoH((void *)op->host.scales, (CUdeviceptr)(uintptr_t)op->dev.scales,
+                                (size_t)op->sf_bytes),
+               status, out);
+out:
+  return status;
+}
+
 nvfp4_status nvfp4i_operand_misalign_scales(nvfp4i_operand *op, int64_t bytes) {
   const nvfp4i_cuda_table *cu = nvfp4i_cuda();
   nvfp4_status status = NVFP4_STATUS_SUCCESS;

@@ -36,6 +36,9 @@ nvfp4_status nvfp4i_operand_misalign_scales(nvfp4i_operand *op, int64_t bytes);
 /* Copies the host buffers to the device again (after a test edited them). */
 nvfp4_status nvfp4i_operand_upload(const nvfp4i_operand *op);
 
+/* Copies the device buffers into the host ones (after a kernel wrote them). */
+nvfp4_status nvfp4i_operand_download(nvfp4i_operand *op);
+
 /* Frees both copies; a zeroed operand is fine. */
 void nvfp4i_operand_destroy(nvfp4i_operand *op);
 

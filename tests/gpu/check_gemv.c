@@ -179,11 +179,7 @@ static nvfp4_status nvfp4_chain_step(const nvfp4_chain *n, int i) {
 
 /* Fails unless x's device buffers hold what the CPU recipe left in want_data / want_sf. */
 static void assert_x_is_the_recipes(nvfp4_chain *n, int i, const char *what) {
-  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
-  ck_assert_int_eq(cu->cuMemcpyDtoH((void *)n->x.host.data, (CUdeviceptr)(uintptr_t)n->x.dev.data,
-                                    (size_t)n->x.data_bytes), CUDA_SUCCESS);
-  ck_assert_int_eq(cu->cuMemcpyDtoH((void *)n->x.host.scales, (CUdeviceptr)(uintptr_t)n->x.dev.scales,
-                                    (size_t)n->x.sf_bytes), CUDA_SUCCESS);
+  ck_assert_int_eq(nvfp4i_operand_download(&n->x), NVFP4_STATUS_SUCCESS);
   char named[160];
   snprintf(named, sizeof named, "%s, x after the quantize of step %d: data", what, i);
   gpu_assert_bytes(n->x.host.data, n->want_data, (size_t)n->x.data_bytes, named);

@@ -111,13 +111,9 @@ void gpu_chain_end(gpu_chain *c, const char *what) {
   gpu_assert_bytes((const uint8_t *)c->got, (const uint8_t *)c->want, bytes, named);
 }
 
-/* A's device buffers into its host copy, decoded into c->a_values. */
+/* A as the device holds it, decoded into c->a_values. */
 static void download_a(gpu_chain *c) {
-  const nvfp4i_cuda_table *cu = nvfp4i_cuda();
-  ck_assert_int_eq(cu->cuMemcpyDtoH((void *)c->a.host.data, (CUdeviceptr)(uintptr_t)c->a.dev.data,
-                                    (size_t)c->a.data_bytes), CUDA_SUCCESS);
-  ck_assert_int_eq(cu->cuMemcpyDtoH((void *)c->a.host.scales, (CUdeviceptr)(uintptr_t)c->a.dev.scales,
-                                    (size_t)c->a.sf_bytes), CUDA_SUCCESS);
+  ck_assert_int_eq(nvfp4i_operand_download(&c->a), NVFP4_STATUS_SUCCESS);
   for (int64_t r = 0; r < c->m; r++) nvfp4i_decode_row(&c->a.host, 0, r, c->a_values + r * c->m);
 }
 
@@ -131,10 +127,10 @@ void gpu_weights_chain(gpu_chain *c, gpu_chain_gemv gemv, const void *x, const d
   const nvfp4i_cuda_table *cu = nvfp4i_cuda();
   int64_t m = c->m;
   size_t slot_bytes = sizeof(uint16_t) * (size_t)m;
+  ck_assert_msg(c->steps >= 3, "a weights chain needs 3 steps or more");
   nvfp4i_dense_operand w[2];
   for (int j = 0; j < 2; j++)
     ck_assert_int_eq(nvfp4i_dense_operand_create(&w[j], m, m, 1, NVFP4_DTYPE_F16, 0, &c->rng), NVFP4_STATUS_SUCCESS);
-  ck_assert_msg(c->steps >= 3, "a weights chain needs 3 steps or more");
   for (int i = 0; i < c->steps; i++) {
     ck_assert_msg(quantize_weights(c, w, i) == NVFP4_STATUS_SUCCESS, "step %d: %s", i, nvfp4_last_error());
     ck_assert_int_eq(cu->cuStreamSynchronize(c->stream), CUDA_SUCCESS);

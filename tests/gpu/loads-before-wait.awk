@@ -19,7 +19,7 @@ function report() {
   sub(/^@!?U?P[T0-9]+[ \t]+/, "", op)              # and a predicate
   split(op, word, /[ ;]/)
   if (word[1] ~ /^ACQBULK/) { waited = 1; next }
-  if (!waited && word[1] ~ /^(LDG|STG|LDGSTS|UBLKCP|UTMALDG|UTMASTG|UTMAPF|ATOMG|RED|LD|ST)(\.|$)/)
+  if (!waited && word[1] ~ /^(LDG|STG|LDGSTS|UBLKCP|UTMALDG|UTMASTG|UTMAPF|ATOMG|ATOM|REDG|RED|LD|ST)(\.|$)/)
     early = early " " word[1]
 }
 END {

@@ -16,7 +16,8 @@ good=$( { fn waits_first; line 0000 'LDC R1, c[0x0][0x28]'; line 0010 'S2R R0, S
 [ $? -eq 0 ] || fail "a clean image failed: $good"
 
 for early in '@!P5 LDG.E.NA.128.CONSTANT R52, desc[UR6][R104.64]' 'LDGSTS.E.BYPASS.128 [R3], desc[UR4][R4.64]' \
-             'STG.E.U16 desc[UR4][R2.64], R5' 'UBLKCP.S.G [UR4], [UR6], UR8'; do
+             'STG.E.U16 desc[UR4][R2.64], R5' 'UBLKCP.S.G [UR4], [UR6], UR8' \
+             'REDG.E.ADD.STRONG.GPU desc[UR4][R2.64], R5'; do
   out=$( { fn ok; line 0000 'ACQBULK'; fn early_load; line 0000 'PREEXIT'; line 0010 "$early"
            line 0020 'ACQBULK' ; } | awk -f "$awk_file")
   [ $? -eq 1 ] || fail "'$early' before the wait was not caught: $out"
