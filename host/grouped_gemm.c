@@ -124,6 +124,13 @@ typedef struct gg_call {
   int mixed;                 /* ... and those of mixed widths */
   uint32_t slices;           /* K slices per group (split-K); 1: every tile walks all of K */
   int pairable;              /* the dual GEMM may run paired tiles (pairs_fit; sm_90a): it does where slices is 1 */
+  /* The last round's split (plan_last_round): group tail_group's columns from tail_n0 on run as parts of
+   * their own, after every other part, in K slices of tail_per stages whose f32 partials the finishing
+   * launch adds up into c; tail_per 0: no split. Whole-K tiles alone can end a launch in a round of a few
+   * tiles while the other SMs idle (moe1: 1856 tiles, 14 rounds of 132 and 8 more). */
+  int tail_group;
+  int64_t tail_n0;
+  uint32_t tail_per;
   /* Scratch, from the handle's pool; 0 where the call runs without. a_f16: the tokens the W4A16 entries
    * read, group after group: a dequantized as f16, in the B-tile layout (b_tiles; sm_90a's producers then
    * copy a token tile's half stage by one bulk copy, the portable kernel's by 16-byte units) or rows k
@@ -135,6 +142,7 @@ typedef struct gg_call {
   int f16_tokens;            /* the launches read a dequantized to f16 at a_f16 (the W4A16 f16 entry) */
   int b_tiles;               /* the launches read B tiles at a_f16 (dequantize_layout.h): f16_tokens or dense */
   uintptr_t a_f16, partials;
+  uintptr_t tail_partials;   /* the last round's split's partials (after `partials`'), laid out as a group's */
 } gg_call;
 
 static int64_t rows_a(const gg_call *call, int g) {
@@ -258,33 +266,61 @@ static uint32_t tile_rows(const gg_call *call, int64_t m, int64_t cap) {
   return call->fixed_width ? (uint32_t)cap : token_tile_rows(m, cap);
 }
 
+/* Whether the call's launches end with the last round's split. */
+static int has_tail(const gg_call *call) { return call->tail_per != 0; }
+
+/* The columns group g's own parts cover: all of them, or those before the last round's split. */
+static int64_t main_cols(const gg_call *call, int g) {
+  return has_tail(call) && g == call->tail_group ? call->tail_n0 : call->b[g].rows;
+}
+
+/* Tiles of group g's `cols` columns from a multiple of GG_TILE_N (GG_PAIR_N, paired) on, at cap `cap`. */
+static uint64_t tiles_of(const gg_call *call, int g, int64_t cols, int64_t cap) {
+  int64_t m = rows_a(call, g), across = paired(call) ? GG_PAIR_N : GG_TILE_N;
+  uint64_t t = tile_rows(call, m, cap);
+  return (uint64_t)((cols + across - 1) / across) * (((uint64_t)m + t - 1) / t);
+}
+
 /* Tiles of one part (a descriptor: one product, or a pair) of group g, whole K. */
 static uint64_t group_tiles(const gg_call *call, int g, int64_t cap) {
-  int64_t m = rows_a(call, g), cols = paired(call) ? GG_PAIR_N : GG_TILE_N;
-  uint64_t t = tile_rows(call, m, cap);
-  return (uint64_t)((call->b[g].rows + cols - 1) / cols) * (((uint64_t)m + t - 1) / t);
+  return tiles_of(call, g, main_cols(call, g), cap);
 }
 
 /* ---- K slices (split-K). A slice is a run of whole K stages (GG_K_STEP elements); group g's K stages are
  * dealt into at most call->slices slices of equal length, the last one shorter. */
 static uint32_t k_stages(int64_t k) { return (uint32_t)((k + GG_K_STEP - 1) / GG_K_STEP); }
 
-static uint32_t slice_stages(const gg_call *call, int g) {
-  uint32_t stages = k_stages(k_of(call, g));
-  uint32_t slices = call->slices < stages ? call->slices : stages;
+/* Stages a slice walks where K's stages are dealt into at most `slices` slices of equal length. */
+static uint32_t stages_per_slice(int64_t k, uint32_t slices) {
+  uint32_t stages = k_stages(k);
+  if (slices > stages) slices = stages;
   return (stages + slices - 1) / slices;
 }
 
-static uint32_t group_slices(const gg_call *call, int g) {
-  uint32_t per = slice_stages(call, g);
-  return (k_stages(k_of(call, g)) + per - 1) / per;
-}
+/* Slices of `per` stages (the last one shorter) across K. */
+static uint32_t slice_count(int64_t k, uint32_t per) { return (k_stages(k) + per - 1) / per; }
+
+static uint32_t slice_stages(const gg_call *call, int g) { return stages_per_slice(k_of(call, g), call->slices); }
+
+static uint32_t group_slices(const gg_call *call, int g) { return slice_count(k_of(call, g), slice_stages(call, g)); }
 
 /* Bytes of group g's partials in the scratch. */
 static uint64_t partial_bytes(const gg_call *call, int g) {
   if (!has_work(call, g)) return 0;
   return (uint64_t)products(call) * group_slices(call, g) * (uint64_t)rows_a(call, g) *
          nvfp4i_finish_ldp(call->b[g].rows) * sizeof(float);
+}
+
+/* The last round's split: its columns, K slices, tiles (one slice's) and partials' bytes. */
+static int64_t tail_cols(const gg_call *call) { return call->b[call->tail_group].rows - call->tail_n0; }
+static uint32_t tail_slices(const gg_call *call) { return slice_count(k_of(call, call->tail_group), call->tail_per); }
+static uint64_t tail_tiles(const gg_call *call) {
+  return tiles_of(call, call->tail_group, tail_cols(call), call->cap);
+}
+static uint64_t tail_partial_bytes(const gg_call *call) {
+  if (!has_tail(call)) return 0;
+  return (uint64_t)tail_slices(call) * (uint64_t)rows_a(call, call->tail_group) *
+         nvfp4i_finish_ldp(tail_cols(call)) * sizeof(float);
 }
 
 /* Whether the launches read their tokens from the scratch: dequantized, or copied into B tiles. */
@@ -358,12 +394,19 @@ static void snake_add(snake_loads *s, uint64_t n, double cost) {
   }
 }
 
-/* Cycles until the call's last CTA finishes, at the call's cap and slices, on sm_count persistent CTAs:
- * tiles in the launch's order (largest t first, then the call's group order) dealt in snake order; with many
- * tiles a CTA, their mean plus the longest tile. */
-static double makespan(const gg_call *call, int sm_count) {
-  uint64_t units = 0;
-  double total = 0, longest = 0;
+/* The cost of one unit of the last round's split: a K slice of one of its tiles. */
+static double tail_cost(const gg_call *call) {
+  int g = call->tail_group;
+  return call->tail_per * stage_cycles(call, tile_rows(call, rows_a(call, g), call->cap)) + TILE_CYCLES;
+}
+
+/* Cycles until the call's last CTA finishes, at the call's cap, slices and last round's split, on sm_count
+ * persistent CTAs: tiles in the launch's order (largest t first, then the call's group order, the split's
+ * units last) dealt in snake order; with many tiles a CTA, their mean plus the longest tile, unless `exact`
+ * (the last round's split, whose gain is the last round's balance). */
+static double makespan(const gg_call *call, int sm_count, int exact) {
+  uint64_t units = has_tail(call) ? tail_tiles(call) * tail_slices(call) : 0;
+  double total = has_tail(call) ? (double)units * tail_cost(call) : 0, longest = has_tail(call) ? tail_cost(call) : 0;
   for (int g = 0; g < call->num_groups; g++) {
     if (!has_work(call, g)) continue;
     uint64_t n = group_tiles(call, g, call->cap) * parts_per_slice(call) * group_slices(call, g);
@@ -375,7 +418,7 @@ static double makespan(const gg_call *call, int sm_count) {
   }
   uint64_t grid = units < (uint64_t)sm_count ? units : (uint64_t)sm_count;
   if (grid == 0) return 0;
-  if (units > SIMULATED_ROUNDS * grid || grid > MAX_SIMULATED_SMS) return total / (double)grid + longest;
+  if ((units > SIMULATED_ROUNDS * grid && !exact) || grid > MAX_SIMULATED_SMS) return total / (double)grid + longest;
   snake_loads s;
   s.grid = grid;
   s.at = s.round = 0;
@@ -386,6 +429,7 @@ static double makespan(const gg_call *call, int sm_count) {
       if (has_work(call, g) && tile_rows(call, rows_a(call, g), call->cap) == t)
         snake_add(&s, group_tiles(call, g, call->cap) * parts_per_slice(call) * group_slices(call, g),
                   slice_stages(call, g) * stage_cycles(call, t) + TILE_CYCLES);
+  if (has_tail(call)) snake_add(&s, tail_tiles(call) * tail_slices(call), tail_cost(call));
   double worst = 0, load = 0;
   for (uint64_t i = 0; i < grid; i++) {
     load += s.diff[i];
@@ -394,9 +438,10 @@ static double makespan(const gg_call *call, int sm_count) {
   return s.every + worst;
 }
 
+/* The finishing launch's cycles: the main parts' partials where needs_finish, the last round's split's. */
 static double finish_cycles(const gg_call *call) {
-  uint64_t bytes = 0;
-  for (int g = 0; g < call->num_groups; g++) bytes += partial_bytes(call, g);
+  uint64_t bytes = tail_partial_bytes(call);
+  for (int g = 0; needs_finish(call) && g < call->num_groups; g++) bytes += partial_bytes(call, g);
   return FINISH_CYCLES + PARTIAL_CYCLES_PER_BYTE * (double)bytes;
 }
 
@@ -428,7 +473,7 @@ static void try_slices(gg_call *call, gg_plan *best, int sm_count, int may_split
   for (uint32_t slices = first; slices <= last; slices++) {
     call->slices = slices;
     if (slices > 1 && call_parts(call) > GG_MAX_GROUPS) continue;
-    double cycles = makespan(call, sm_count) + (needs_finish(call) ? finish_cycles(call) : 0);
+    double cycles = makespan(call, sm_count, 0) + (needs_finish(call) ? finish_cycles(call) : 0);
     if (best->cycles < 0 || cycles < best->cycles)
       *best = (gg_plan){cycles, call->cap, slices, call->fixed_width};
   }
@@ -450,8 +495,55 @@ static int64_t widest_rows(const gg_call *call) {
   return (widest + GG_T_GRAIN - 1) / GG_T_GRAIN * GG_T_GRAIN;
 }
 
-static void plan_call(gg_call *call, int sm_count, int may_split, int forced, int forced_width) {
+/* The most K slices the last round's split deals its columns into. */
+#define MAX_TAIL_SLICES 16
+
+/* Sets the last round's split (call->tail_*) where the cost model, simulating the snake schedule exactly,
+ * finishes the planned call sooner with it, finishing launch included. Only where the plan left the call one
+ * product in whole-K tiles and those take more than one round of the sm_count CTAs. The split takes the
+ * columns of the group whose tiles are dealt last (the last group of the smallest t): as many column tiles
+ * as the last round's tiles fill, and one fewer or more, each way in 2 to MAX_TAIL_SLICES K slices, all its
+ * parts in the launch beside the others'. */
+static void plan_last_round(gg_call *call, int sm_count) {
+  call->tail_per = 0;
+  if (call->dual || call->slices != 1 || needs_finish(call) || sm_count > MAX_SIMULATED_SMS) return;
+  int g = -1;
+  uint32_t t_min = UINT32_MAX;
+  uint64_t tiles = 0, parts = 0;
+  for (int i = 0; i < call->num_groups; i++) {
+    if (!has_work(call, i)) continue;
+    uint32_t t = tile_rows(call, rows_a(call, i), call->cap);
+    if (t <= t_min) t_min = t, g = i;
+    tiles += group_tiles(call, i, call->cap);
+    parts++;
+  }
+  if (g < 0 || tiles <= (uint64_t)sm_count || tiles % (uint64_t)sm_count == 0) return;
+  int64_t m = rows_a(call, g), k = k_of(call, g);
+  uint64_t across_m = (uint64_t)(m + t_min - 1) / t_min;
+  int64_t col_tiles = (call->b[g].rows + GG_TILE_N - 1) / GG_TILE_N;
+  int64_t fill = (int64_t)((tiles % (uint64_t)sm_count + across_m - 1) / across_m);
+  double best = makespan(call, sm_count, 1);
+  int64_t best_n0 = 0;
+  uint32_t best_per = 0;
+  call->tail_group = g;
+  for (int64_t cols = fill - 1; cols <= fill + 1; cols++) {
+    if (cols < 1 || cols >= col_tiles) continue;
+    call->tail_n0 = (col_tiles - cols) * GG_TILE_N;
+    for (uint32_t slices = 2, last_per = 0; slices <= MAX_TAIL_SLICES; slices++) {
+      uint32_t per = stages_per_slice(k, slices);
+      if (per == last_per || parts + slice_count(k, per) > GG_MAX_GROUPS) continue;
+      last_per = call->tail_per = per;
+      double cycles = makespan(call, sm_count, 1) + finish_cycles(call);
+      if (cycles < best) best = cycles, best_n0 = call->tail_n0, best_per = per;
+    }
+  }
+  call->tail_n0 = best_n0;
+  call->tail_per = best_per;
+}
+
+static void plan_call(gg_call *call, int sm_count, int may_split, int forced, int forced_width, int last_round) {
   gg_plan best = {-1, call->cap_max, 1, 0};
+  call->tail_per = 0;
   int64_t widest = forced_width > 0 || !call->mixed ? GG_T_MAX : widest_rows(call);
   call->fixed_width = 0;
   int64_t mixed_min = call->cap_max == GG_T_MAX ? GG_T_MAX / 2 : call->cap_max;
@@ -468,6 +560,7 @@ static void plan_call(gg_call *call, int sm_count, int may_split, int forced, in
   call->cap = best.cap;
   call->slices = best.slices;
   call->fixed_width = best.fixed_width;
+  if (last_round) plan_last_round(call, sm_count);
 }
 
 /* The plan memo's key of a call: the scalars plan_call reads beyond the handle's constants (sm_count, split_k,
@@ -522,11 +615,16 @@ static void plan_call_memo(nvfp4_handle *h, gg_call *call, int may_split) {
       call->cap = m->cap;
       call->slices = m->slices;
       call->fixed_width = m->fixed_width;
+      call->tail_group = m->tail_group;
+      call->tail_n0 = m->tail_n0;
+      call->tail_per = m->tail_per;
     }
     pthread_mutex_unlock(&m->lock);
     if (hit) return;
   }
-  plan_call(call, plan_ctas(h), may_split, h->split_k, h->tile_rows);
+  /* the last round's split on sm_90a, whose cost model it is (the portable path's CTAs share SMs) */
+  int last_round = may_split && h->path == NVFP4I_PATH_SM90A && h->split_last_round;
+  plan_call(call, plan_ctas(h), may_split, h->split_k, h->tile_rows, last_round);
   if (!memo) return;
   pthread_mutex_lock(&m->lock);
   memcpy(m->key, key, sizeof key);
@@ -534,6 +632,9 @@ static void plan_call_memo(nvfp4_handle *h, gg_call *call, int may_split) {
   m->cap = call->cap;
   m->slices = call->slices;
   m->fixed_width = call->fixed_width;
+  m->tail_group = call->tail_group;
+  m->tail_n0 = call->tail_n0;
+  m->tail_per = call->tail_per;
   m->valid = 1;
   pthread_mutex_unlock(&m->lock);
 }
@@ -675,6 +776,15 @@ static nvfp4_tensor from_k(const nvfp4_tensor *t, int64_t k0) {
   return part;
 }
 
+/* An NVFP4 operand from row r0 on (r0 a multiple of 128): data and scales advanced, every step unchanged. */
+static nvfp4_tensor from_row(const nvfp4_tensor *t, int64_t r0) {
+  nvfp4_tensor part = *t;
+  part.data = (const void *)((uintptr_t)t->data + (uintptr_t)(r0 * t->ld));
+  part.scales = (const void *)((uintptr_t)t->scales + (uintptr_t)(r0 / 128) * nvfp4i_sf_steps_of(t).step128);
+  part.rows -= r0;
+  return part;
+}
+
 /* The activation fields of an NVFP4 operand: data, row pitch, the scales' steps and how they are copied. */
 static void describe_nvfp4_activations(gg_desc *d, const nvfp4_tensor *a) {
   nvfp4i_sf_steps s = nvfp4i_sf_steps_of(a);
@@ -702,14 +812,25 @@ typedef struct gg_cursor {
   uint64_t token_offset, partial_offset;
 } gg_cursor;
 
-/* The descriptor of one part: K slice `slice` of product `product` of group g. */
-static gg_desc part_desc(const gg_call *call, int g, int product, uint32_t slice, gg_cursor at) {
-  const nvfp4_tensor *whole_b = weights(call, g, product);
-  int64_t m = rows_a(call, g), n = whole_b->rows, k = k_of(call, g);
-  uint32_t per = slice_stages(call, g);
-  int64_t k0 = (int64_t)slice * per * GG_K_STEP;
-  int64_t k_len = k - k0 < (int64_t)per * GG_K_STEP ? k - k0 : (int64_t)per * GG_K_STEP;
-  const nvfp4_tensor b = from_k(whole_b, k0);
+/* What one part covers of its group: output columns [n0, n0 + n) and K elements [k0, k0 + k_len), written to
+ * c (partials 0) or as f32 rows of ldp floats at partials. */
+typedef struct gg_span {
+  int64_t n0, n, k0, k_len;
+  uintptr_t partials;
+  uint32_t ldp;
+} gg_span;
+
+/* K slice `slice` (of `per` stages, the last one shorter) of group g's columns [n0, n0 + n), written to c. */
+static gg_span slice_span(const gg_call *call, int g, int64_t n0, int64_t n, uint32_t per, uint32_t slice) {
+  int64_t k = k_of(call, g), k0 = (int64_t)slice * per * GG_K_STEP, len = (int64_t)per * GG_K_STEP;
+  return (gg_span){n0, n, k0, k - k0 < len ? k - k0 : len, 0, 0};
+}
+
+/* The descriptor of one part: span `span` of product `product` of group g (paired: n0 is 0 and K whole). */
+static gg_desc part_desc(const gg_call *call, int g, int product, gg_span span, gg_cursor at) {
+  int64_t m = rows_a(call, g), n = span.n, k = k_of(call, g), k0 = span.k0, k_len = span.k_len;
+  const nvfp4_tensor whole_b = from_row(weights(call, g, product), span.n0);
+  const nvfp4_tensor b = from_k(&whole_b, k0);
   nvfp4i_sf_steps bs = nvfp4i_sf_steps_of(&b);
   /* as for the activations: a single row's pitch and row steps are never used */
   int a_rows = m > 1, b_rows = n > 1;
@@ -736,15 +857,13 @@ static gg_desc part_desc(const gg_call *call, int g, int product, uint32_t slice
                              scale_copy_flags(b2, GG_F_B_SF_WORDS, GG_F_B_SF_WORDS)) |
               (scale_pairs_flag(&b) & scale_pairs_flag(b2));
   }
-  if (call->partials != 0) {
-    uint32_t ldp = nvfp4i_finish_ldp(n);
-    uint64_t index = (uint64_t)product * group_slices(call, g) + slice;
-    d.c = call->partials + at.partial_offset + index * (uint64_t)m * ldp * sizeof(float);
-    d.ldc = a_rows ? ldp : 0;
-    d.flags |= NVFP4_DTYPE_F32 | c_vector_flag(d.c, ldp, m, sizeof(float));
+  if (span.partials != 0) {
+    d.c = span.partials;
+    d.ldc = a_rows ? span.ldp : 0;
+    d.flags |= NVFP4_DTYPE_F32 | c_vector_flag(d.c, span.ldp, m, sizeof(float));
   } else {
     const nvfp4_output *c = &call->c[g];
-    d.c = (uintptr_t)c->data;
+    d.c = (uintptr_t)c->data + (uintptr_t)span.n0 * (uintptr_t)nvfp4i_dtype_size(c->dtype);
     d.ldc = (uint64_t)(a_rows ? c->ld : 0);
     d.flags |= (uint32_t)c->dtype | c_vector_flag(d.c, c->ld, m, nvfp4i_dtype_size(c->dtype));
   }
@@ -910,27 +1029,61 @@ static nvfp4_status check_launches(const nvfp4_handle *h, const gg_call *call) {
         if (tiles > UINT32_MAX)
           return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "group %d: more than 2^32 tiles in one launch", g);
       }
+  /* the last round's split: its parts in the launch that takes its group, after all the others */
+  for (uint32_t s = 0; has_tail(call) && takes(call, call->tail_group) && s < tail_slices(call); s++) {
+    if (parts++ % GG_MAX_GROUPS == 0) tiles = 0;
+    tiles += tail_tiles(call);
+    if (tiles > UINT32_MAX)
+      return nvfp4i_fail(NVFP4_STATUS_NOT_SUPPORTED, "group %d: more than 2^32 tiles in one launch",
+                         call->tail_group);
+  }
   return parts > 0 ? nvfp4i_check_kernel(h, call_kernel(call)) : NVFP4_STATUS_SUCCESS;
 }
 
+/* Adds descriptor d to the launch being filled, launching the block first where it is full. */
+static nvfp4_status add_part(nvfp4_handle *h, const gg_call *call, gg_params *params, gg_desc d, CUstream stream) {
+  if (params->num_groups == GG_MAX_GROUPS) {
+    nvfp4_status status = launch_params(h, call, params, stream);
+    if (status != NVFP4_STATUS_SUCCESS) return status;
+    params->num_groups = 0;
+  }
+  add_desc(params, d);
+  return NVFP4_STATUS_SUCCESS;
+}
+
 /* Launches every part of the groups the call takes, GG_MAX_GROUPS parts to a launch, on the stream in group
- * order. */
+ * order, the last round's split's parts last. Those write their partials with alpha applied: the launch's
+ * other parts write c. */
 static nvfp4_status launch_all(nvfp4_handle *h, const gg_call *call, CUstream stream) {
   gg_params params = {.alpha = call->partials != 0 ? 1.0f : call->alpha}; /* partials: alpha at the finish */
-  gg_cursor at = {0, 0};
+  gg_cursor at = {0, 0}, tail_at = {0, 0};
+  nvfp4_status status = NVFP4_STATUS_SUCCESS;
   for (int g = 0; g < call->num_groups; g++) {
+    uint32_t ldp = nvfp4i_finish_ldp(call->b[g].rows), per = slice_stages(call, g);
     for (int p = 0; takes(call, g) && p < parts_per_slice(call); p++)
-      for (uint32_t s = 0; s < group_slices(call, g); s++) {
-        if (params.num_groups == GG_MAX_GROUPS) {
-          nvfp4_status status = launch_params(h, call, &params, stream);
-          if (status != NVFP4_STATUS_SUCCESS) return status;
-          params.num_groups = 0;
+      for (uint32_t s = 0; s < group_slices(call, g) && status == NVFP4_STATUS_SUCCESS; s++) {
+        gg_span span = slice_span(call, g, 0, main_cols(call, g), per, s);
+        if (call->partials != 0) {
+          uint64_t index = (uint64_t)p * group_slices(call, g) + s;
+          span.partials = call->partials + at.partial_offset + index * (uint64_t)rows_a(call, g) * ldp * sizeof(float);
+          span.ldp = ldp;
         }
-        add_desc(&params, part_desc(call, g, p, s, at));
+        status = add_part(h, call, &params, part_desc(call, g, p, span, at), stream);
       }
+    if (g == call->tail_group) tail_at = at;
     at.token_offset += token_bytes(call, g);
     at.partial_offset += partial_bytes(call, g);
   }
+  int g = call->tail_group;
+  uint32_t ldp = has_tail(call) ? nvfp4i_finish_ldp(tail_cols(call)) : 0;
+  for (uint32_t s = 0; has_tail(call) && takes(call, g) && s < tail_slices(call) && status == NVFP4_STATUS_SUCCESS;
+       s++) {
+    gg_span span = slice_span(call, g, call->tail_n0, tail_cols(call), call->tail_per, s);
+    span.partials = call->tail_partials + (uint64_t)s * (uint64_t)rows_a(call, g) * ldp * sizeof(float);
+    span.ldp = ldp;
+    status = add_part(h, call, &params, part_desc(call, g, 0, span, tail_at), stream);
+  }
+  if (status != NVFP4_STATUS_SUCCESS) return status;
   return params.num_groups > 0 ? launch_params(h, call, &params, stream) : NVFP4_STATUS_SUCCESS;
 }
 
@@ -963,6 +1116,23 @@ static nvfp4_status finish_all(nvfp4_handle *h, const gg_call *call, CUstream st
   }
   return count > 0 ? nvfp4i_grouped_finish(h, count, batch, mode, call->alpha, call->alpha2, stream)
                    : NVFP4_STATUS_SUCCESS;
+}
+
+/* The last round's split's partials summed in slice order into its columns of c (alpha already applied). */
+static nvfp4_status finish_tail(nvfp4_handle *h, const gg_call *call, CUstream stream) {
+  int g = call->tail_group;
+  const nvfp4_output *whole = &call->c[g];
+  nvfp4_output c = *whole;
+  c.data = (void *)((uintptr_t)whole->data + (uintptr_t)call->tail_n0 * (uintptr_t)nvfp4i_dtype_size(whole->dtype));
+  const nvfp4i_finish_group part = {
+      .gate = call->tail_partials,
+      .m = (uint32_t)rows_a(call, g),
+      .n = (uint32_t)tail_cols(call),
+      .ldp = nvfp4i_finish_ldp(tail_cols(call)),
+      .slices = tail_slices(call),
+      .c = &c,
+  };
+  return nvfp4i_grouped_finish(h, 1, &part, GF_MODE_SUM, 1.0f, 0.0f, stream);
 }
 
 /* Every group's tokens into the scratch at call->a_f16, DEQUANTIZE_BATCH groups to a launch: NVFP4 ones
@@ -1045,6 +1215,7 @@ static nvfp4_status run_launches(nvfp4_handle *h, gg_call *call, CUstream stream
     status = launch_all(h, call, stream);
   }
   if (status == NVFP4_STATUS_SUCCESS && call->partials != 0) status = finish_all(h, call, stream);
+  if (status == NVFP4_STATUS_SUCCESS && has_tail(call)) status = finish_tail(h, call, stream);
   return status;
 }
 
@@ -1070,8 +1241,8 @@ static nvfp4_status route_call(nvfp4_handle *h, gg_call *call, int scratch) {
    * pair needs it whatever the plan */
   int may_split = scratch && h->kernels[NVFP4I_KERNEL_GROUPED_FINISH].fn != NULL;
   plan_call_memo(h, call, may_split);
-  nvfp4_status status =
-      needs_finish(call) ? nvfp4i_check_kernel(h, NVFP4I_KERNEL_GROUPED_FINISH) : NVFP4_STATUS_SUCCESS;
+  nvfp4_status status = needs_finish(call) || has_tail(call) ? nvfp4i_check_kernel(h, NVFP4I_KERNEL_GROUPED_FINISH)
+                                                             : NVFP4_STATUS_SUCCESS;
   for (int p = 0; p < (call->dense != NULL ? 2 : 1) && status == NVFP4_STATUS_SUCCESS; p++) {
     call->act_dtype = p == 0 ? NVFP4_DTYPE_F16 : NVFP4_DTYPE_BF16;
     status = check_launches(h, call);
@@ -1110,7 +1281,8 @@ static nvfp4_status grouped_call(nvfp4_handle *h, gg_call *call, CUstream stream
    * never stores): after the last group's, up to PG_T_MAX rows of slack */
   if (call->b_tiles && h->path != NVFP4I_PATH_SM90A && token_total > 0)
     token_total += PG_T_MAX * GDQ_B_TILE_ROW_BYTES;
-  if (token_total + partial_total == 0) return run_launches(h, call, stream);
+  uint64_t tail_total = tail_partial_bytes(call);
+  if (token_total + partial_total + tail_total == 0) return run_launches(h, call, stream);
 
   /* the scratch calls take the thread's current context (the launches enter the handle's on their own) */
   const nvfp4i_cuda_table *cu = nvfp4i_cuda();
@@ -1118,7 +1290,8 @@ static nvfp4_status grouped_call(nvfp4_handle *h, gg_call *call, CUstream stream
   status = nvfp4i_context_enter(h, &pushed);
   if (status != NVFP4_STATUS_SUCCESS) return status;
   CUdeviceptr scratch;
-  CUresult r = cu->cuMemAllocFromPoolAsync(&scratch, token_total + partial_total, h->scratch_pool, stream);
+  CUresult r =
+      cu->cuMemAllocFromPoolAsync(&scratch, token_total + partial_total + tail_total, h->scratch_pool, stream);
   if (r != CUDA_SUCCESS) {
     nvfp4i_context_leave(pushed);
     /* without scratch (the pool could not grow): the call routed, planned and checked again as on a device
@@ -1132,6 +1305,7 @@ static nvfp4_status grouped_call(nvfp4_handle *h, gg_call *call, CUstream stream
   }
   call->a_f16 = (uintptr_t)scratch;
   call->partials = partials ? (uintptr_t)scratch + token_total : 0;
+  call->tail_partials = has_tail(call) ? (uintptr_t)scratch + token_total + partial_total : 0;
   status = run_launches(h, call, stream);
   r = cu->cuMemFreeAsync(scratch, stream);
   if (r != CUDA_SUCCESS && status == NVFP4_STATUS_SUCCESS) status = nvfp4i_cuda_fail(r, "cuMemFreeAsync");

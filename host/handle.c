@@ -115,6 +115,8 @@ NVFP4_API nvfp4_status nvfp4_create(nvfp4_handle **out) {
   h->tile_rows = rows != NULL ? atoi(rows) : 0;
   if (h->tile_rows % GG_T_GRAIN != 0 || h->tile_rows < 0 || h->tile_rows > GG_T_MAX) h->tile_rows = 0;
   if (rows != NULL && !strcmp(rows, "mixed")) h->tile_rows = -1;
+  const char *last_round = getenv("NVFP4_SPLIT_LAST_ROUND");
+  h->split_last_round = last_round == NULL || strcmp(last_round, "0") != 0;
   const char *in_place = getenv("NVFP4_W4A16_IN_PLACE");
   h->w4a16_in_place = in_place != NULL && !strcmp(in_place, "1");
   atomic_init(&h->weights_stable, 0);

@@ -34,6 +34,9 @@ typedef struct nvfp4i_plan_memo {
   int64_t cap;                                 /* the plan */
   uint32_t slices;
   int fixed_width;
+  int tail_group;                              /* the last round's split (grouped_gemm.c's gg_call) */
+  int64_t tail_n0;
+  uint32_t tail_per;
 } nvfp4i_plan_memo;
 
 struct nvfp4_handle {
@@ -71,6 +74,9 @@ struct nvfp4_handle {
    * tiles), else the entry of mixed widths; NVFP4_TILE_ROWS=mixed (-1 here): the entry of mixed widths; 0: the
    * model decides. For measuring the model and testing every entry. */
   int tile_rows;
+  /* 0 where NVFP4_SPLIT_LAST_ROUND=0 at nvfp4_create: grouped GEMMs never split the last round of their tiles
+   * along K (host/grouped_gemm.c, plan_last_round); 1: the model decides. For measuring the split. */
+  int split_last_round;
   /* NVFP4_W4A16_IN_PLACE=1 at nvfp4_create: on sm_90a, nvfp4_grouped_gemm_w4a16 reads the activations where
    * they are (the f16 and bf16 entries) instead of copying them into B tiles in scratch first (the *_tiles
    * entries, the default with a scratch pool). For measuring both ways and testing the in-place entries. */

@@ -93,6 +93,11 @@ static const grouped_gpu_case cases[] = {
     /* MoE decode: a few tokens per expert, some experts without any */
     {"moe decode", 64, LIST(3, 10, 16, 0, 20, 24, 7, 1, 0, 13), LIST(1024), LIST(2048), LIN, LIN, F16, 1.0f, 0, 0, 0,
      0},
+    /* the last round's tiles split along K (on 132 SMs: tests/unit/check_grouped_split.c): the last group's
+     * columns from 4608 on (a partial column tile among them) in 6 slices, alpha and a strided c; one group
+     * of 133 column tiles whose last one (104 columns) goes in 16 slices */
+    {"last round split", 3, LIST(5, 24, 13), LIST(6100), LIST(1536), LIN, BLK, BF16, -1.5f, 0, 3, 0, 1},
+    {"last round split one group", 1, LIST(20), LIST(17000), LIST(4096), BLK, LIN, F32, 1.0f, 16, 0, 0, 0},
     /* every token tile width: t = 32, 64, ..., 256 and splits of M > 256 (enough tiles for the widest cap),
      * then t up to 128 (a launch with fewer tiles than SMs halves the cap) */
     {"token tiles", 10, LIST(32, 33, 64, 95, 128, 160, 161, 224, 256, 520), LIST(2048), LIST(384), LIN, BLK, F32,

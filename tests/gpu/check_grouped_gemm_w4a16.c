@@ -101,6 +101,12 @@ static const w4a16_gpu_case cases[] = {
     /* f16 and bf16 groups in one call: two launches */
     {"f16 and bf16 groups", 1, {GROUPS(6, (64, 7, 130, 33, 200, 1), (96, 129, 40), (256, 1056)), .b_layout = LIN,
                                 .dtype = BF16, .alpha = 1.5f, .act_dtypes = mixed, .act_dtype_count = 2}},
+    /* the last round's tiles split along K (as in check_grouped_gemm.c), the split group's launch the second
+     * of two (its activations bf16, the first group's f16); one group of 133 column tiles */
+    {"last round split, both types", 1, {GROUPS(3, (5, 24, 13), (6100), (1536)), .b_layout = BLK, .dtype = BF16,
+                                         .alpha = -1.5f, .c_pad = 3, ACT(mixed)}},
+    {"last round split, one group", 0, {GROUPS(1, (20), (17000), (4096)), .b_layout = LIN, .dtype = F16,
+                                        .alpha = 0.5f, .pad = 16, ACT(f16)}},
     /* every token tile width: t = 32, 64, ..., 256 and splits of M > 256 (enough tiles for the widest cap),
      * then t up to 128 (a launch with fewer tiles than SMs halves the cap) */
     {"token tiles", 0, {GROUPS(10, (32, 33, 64, 95, 128, 160, 161, 224, 256, 520), (2048), (384)), .b_layout = BLK,

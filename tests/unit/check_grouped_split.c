@@ -421,6 +421,104 @@ START_TEST(the_plan_memo_gives_each_shape_its_own_plan) {
 }
 END_TEST
 
+/* The last round's split (host/grouped_gemm.c, plan_last_round): three groups of t = 32 tiles, 48 column tiles
+ * each (N = 6100), 144 tiles for 132 SMs. Whole K, one round and 12 tiles more; so the last group's last
+ * columns, from n0 on, go in K slices as parts of their own after the others, writing f32 partials (alpha
+ * applied: the launch's other parts write c with it) that the finishing launch sums into c's columns from n0
+ * on. NVFP4_SPLIT_LAST_ROUND=0: every group whole, no finish. The GPU suites run this shape. */
+enum { TAIL_N = 6100, TAIL_K = 1536, TAIL_LD = TAIL_N + 3 };
+static const int64_t tail_m[3] = {5, 24, 13};
+
+static void assert_last_round_call(int split) {
+  setenv("FAKE_MEMORY_POOLS", "1", 1);
+  if (!split) setenv("NVFP4_SPLIT_LAST_ROUND", "0", 1);
+  create_fake_handle();
+  nvfp4_tensor a[3], b[3];
+  nvfp4_output cs[3];
+  for (int g = 0; g < 3; g++) {
+    a[g] = (nvfp4_tensor){tokens, scales, tail_m[g], TAIL_K, 1, TAIL_K / 2, 0, TAIL_K / 16, 0, NVFP4_SF_LINEAR};
+    b[g] = (nvfp4_tensor){weights, scales2, TAIL_N, TAIL_K, 1, TAIL_K / 2, 0, TAIL_K / 16, 0,
+                          NVFP4_SF_BLOCKED_128x4};
+    cs[g] = (nvfp4_output){out, TAIL_LD, 0, NVFP4_DTYPE_BF16};
+  }
+  ck_assert_msg(nvfp4_grouped_gemm(fake_handle, 3, a, b, cs, -1.5f, NULL) == NVFP4_STATUS_SUCCESS, "%s",
+                nvfp4_last_error());
+  ck_assert_int_eq(fake_launches(), split ? 3 : 2);
+  CUlaunchConfig config;
+  const unsigned char *p = w4a16_launch_of(1, "f16_tiles", &config);
+  ck_assert(param_f32(p, GG_P_ALPHA) == -1.5f);
+  uint32_t descs = param_u32(p, GG_P_NUM_GROUPS);
+  for (int g = 0; g < 2; g++) ck_assert_uint_eq(desc_u32(p, g, GG_D_N), TAIL_N);
+  uint32_t n0 = desc_u32(p, 2, GG_D_N);
+  if (!split) {
+    ck_assert_uint_eq(descs, 3);
+    ck_assert_uint_eq(n0, TAIL_N);
+    destroy_fake_handle();
+    return;
+  }
+  ck_assert(n0 > 0 && n0 < TAIL_N && n0 % GG_TILE_N == 0);
+  ck_assert_uint_eq(desc_u64(p, 2, GG_D_C), (uintptr_t)out); /* the split group's first columns: c itself */
+  ck_assert_uint_eq(desc_u32(p, 2, GG_D_KBYTES), TAIL_K / 2);
+  uint32_t slices = descs - 3, ldp = (TAIL_N - n0 + 3) / 4 * 4;
+  ck_assert_uint_ge(slices, 2);
+  uint64_t partials = desc_u64(p, 3, GG_D_C), sf_rows = (uint64_t)n0 / 128 * (TAIL_K / 64) * 512;
+  uint32_t k_bytes = 0;
+  for (uint32_t s = 0; s < slices; s++) {
+    int i = 3 + (int)s;
+    ck_assert_uint_eq(desc_u32(p, i, GG_D_M), 13);
+    ck_assert_uint_eq(desc_u32(p, i, GG_D_N), TAIL_N - n0);
+    ck_assert_uint_eq(desc_u32(p, i, GG_D_T), 32);
+    /* rows from n0 on (BLOCKED scales: n0 / 128 row blocks further), the slice's K from k_bytes on */
+    ck_assert_uint_eq(desc_u64(p, i, GG_D_B), (uintptr_t)weights + (uint64_t)n0 * (TAIL_K / 2) + k_bytes);
+    ck_assert_uint_eq(desc_u64(p, i, GG_D_B_SF), (uintptr_t)scales2 + sf_rows + k_bytes / 32 * 512);
+    ck_assert_uint_eq(desc_u64(p, i, GG_D_C), partials + (uint64_t)s * 13 * ldp * 4);
+    ck_assert_uint_eq(desc_u64(p, i, GG_D_LDC), ldp);
+    ck_assert_uint_eq(desc_u32(p, i, GG_D_FLAGS) & GG_F_DTYPE_MASK, NVFP4_DTYPE_F32);
+    k_bytes += desc_u32(p, i, GG_D_KBYTES);
+  }
+  ck_assert_uint_eq(k_bytes, TAIL_K / 2);
+  ck_assert_uint_eq(param_u32(p, GG_P_TOTAL_TILES), 2 * 48 + n0 / 128 + slices * ((TAIL_N - n0 + 127) / 128));
+  p = launch_of(2, FINISH_ENTRY, &config);
+  ck_assert_uint_eq(param_u32(p, GF_P_NUM_GROUPS), 1);
+  ck_assert_uint_eq(param_u32(p, GF_P_MODE), GF_MODE_SUM);
+  ck_assert(param_f32(p, GF_P_ALPHA1) == 1.0f);
+  const unsigned char *d = p + GF_P_DESCS;
+  ck_assert_uint_eq(param_u64(d, GF_D_GATE), partials);
+  ck_assert_uint_eq(param_u64(d, GF_D_C), (uintptr_t)(out + n0));
+  ck_assert_uint_eq(param_u64(d, GF_D_LDC), TAIL_LD);
+  ck_assert_uint_eq(param_u32(d, GF_D_M), 13);
+  ck_assert_uint_eq(param_u32(d, GF_D_N), TAIL_N - n0);
+  ck_assert_uint_eq(param_u32(d, GF_D_LDP), ldp);
+  ck_assert_uint_eq(param_u32(d, GF_D_SLICES), slices);
+  ck_assert_uint_eq(param_u32(d, GF_D_DTYPE), NVFP4_DTYPE_BF16);
+  destroy_fake_handle();
+}
+
+START_TEST(the_last_rounds_tiles_split_along_k) { assert_last_round_call(1); }
+END_TEST
+
+START_TEST(nvfp4_split_last_round_0_keeps_every_tile_whole) { assert_last_round_call(0); }
+END_TEST
+
+/* 264 tiles (N = 264 * 128, t = 32): two whole rounds, nothing to split */
+START_TEST(whole_rounds_are_not_split) {
+  setenv("FAKE_MEMORY_POOLS", "1", 1);
+  create_fake_handle();
+  nvfp4_tensor a = activations(), b = weights_of(weights, scales, NVFP4_SF_LINEAR);
+  a.rows = 20;
+  b.rows = 264 * 128;
+  const nvfp4_output wide = {out, 264 * 128, 0, NVFP4_DTYPE_F16};
+  ck_assert_msg(nvfp4_grouped_gemm(fake_handle, 1, &a, &b, &wide, 1.0f, NULL) == NVFP4_STATUS_SUCCESS, "%s",
+                nvfp4_last_error());
+  ck_assert_int_eq(fake_launches(), 2);
+  CUlaunchConfig config;
+  const unsigned char *p = w4a16_launch_of(1, "f16_tiles", &config);
+  ck_assert_uint_eq(param_u32(p, GG_P_NUM_GROUPS), 1);
+  ck_assert_uint_eq(param_u32(p, GG_P_TOTAL_TILES), 264);
+  destroy_fake_handle();
+}
+END_TEST
+
 Suite *grouped_split_suite(void) {
   Suite *s = suite_create("grouped_split");
   TCase *tc = tcase_create("split-K and the dual GEMM");
@@ -437,6 +535,9 @@ Suite *grouped_split_suite(void) {
   tcase_add_test(tc, the_dual_gemm_needs_a_memory_pool);
   tcase_add_test(tc, the_dual_gemm_checks_its_second_weights);
   tcase_add_test(tc, the_plan_memo_gives_each_shape_its_own_plan);
+  tcase_add_test(tc, the_last_rounds_tiles_split_along_k);
+  tcase_add_test(tc, nvfp4_split_last_round_0_keeps_every_tile_whole);
+  tcase_add_test(tc, whole_rounds_are_not_split);
   suite_add_tcase(s, tc);
   return s;
 }
