@@ -484,7 +484,7 @@ static void assert_last_round_call(int split) {
   ck_assert(param_f32(p, GF_P_ALPHA1) == 1.0f);
   const unsigned char *d = p + GF_P_DESCS;
   ck_assert_uint_eq(param_u64(d, GF_D_GATE), partials);
-  ck_assert_uint_eq(param_u64(d, GF_D_C), (uintptr_t)(out + n0));
+  ck_assert_uint_eq(param_u64(d, GF_D_C), (uintptr_t)out + (uint64_t)n0 * 2); /* bf16 columns */
   ck_assert_uint_eq(param_u64(d, GF_D_LDC), TAIL_LD);
   ck_assert_uint_eq(param_u32(d, GF_D_M), 13);
   ck_assert_uint_eq(param_u32(d, GF_D_N), TAIL_N - n0);
@@ -498,6 +498,35 @@ START_TEST(the_last_rounds_tiles_split_along_k) { assert_last_round_call(1); }
 END_TEST
 
 START_TEST(nvfp4_split_last_round_0_keeps_every_tile_whole) { assert_last_round_call(0); }
+END_TEST
+
+/* The GPU suites' one-group case: 133 column tiles (N = 17000, t = 32), one round and one tile more; the last
+ * tile (104 columns) goes in K slices, finished into c's columns from 16896 on. */
+START_TEST(one_group_splits_the_tile_past_one_round) {
+  setenv("FAKE_MEMORY_POOLS", "1", 1);
+  create_fake_handle();
+  enum { WIDE_N = 17000, WIDE_K = 4096 };
+  nvfp4_tensor a = {tokens, scales, 20, WIDE_K, 1, WIDE_K / 2, 0, WIDE_K / 16, 0, NVFP4_SF_LINEAR};
+  nvfp4_tensor b = {weights, scales2, WIDE_N, WIDE_K, 1, WIDE_K / 2, 0, WIDE_K / 16, 0, NVFP4_SF_LINEAR};
+  const nvfp4_output wide = {out, WIDE_N, 0, NVFP4_DTYPE_F32};
+  ck_assert_msg(nvfp4_grouped_gemm(fake_handle, 1, &a, &b, &wide, 1.0f, NULL) == NVFP4_STATUS_SUCCESS, "%s",
+                nvfp4_last_error());
+  ck_assert_int_eq(fake_launches(), 3);
+  CUlaunchConfig config;
+  const unsigned char *p = w4a16_launch_of(1, "f16_tiles", &config);
+  uint32_t descs = param_u32(p, GG_P_NUM_GROUPS);
+  ck_assert_uint_ge(descs, 3);
+  ck_assert_uint_eq(desc_u32(p, 0, GG_D_N), 132 * 128);
+  for (uint32_t i = 1; i < descs; i++) {
+    ck_assert_uint_eq(desc_u32(p, (int)i, GG_D_N), WIDE_N - 132 * 128);
+    ck_assert_uint_eq(desc_u64(p, (int)i, GG_D_B_SF), (uintptr_t)scales2 + 132 * 128 * (WIDE_K / 16) +
+                                                          (uint64_t)(i - 1) * desc_u32(p, 1, GG_D_KBYTES) / 8);
+  }
+  p = launch_of(2, FINISH_ENTRY, &config);
+  ck_assert_uint_eq(param_u32(p + GF_P_DESCS, GF_D_SLICES), descs - 1);
+  ck_assert_uint_eq(param_u64(p + GF_P_DESCS, GF_D_C), (uintptr_t)out + 132 * 128 * 4); /* f32 columns */
+  destroy_fake_handle();
+}
 END_TEST
 
 /* 264 tiles (N = 264 * 128, t = 32): two whole rounds, nothing to split */
@@ -537,6 +566,7 @@ Suite *grouped_split_suite(void) {
   tcase_add_test(tc, the_plan_memo_gives_each_shape_its_own_plan);
   tcase_add_test(tc, the_last_rounds_tiles_split_along_k);
   tcase_add_test(tc, nvfp4_split_last_round_0_keeps_every_tile_whole);
+  tcase_add_test(tc, one_group_splits_the_tile_past_one_round);
   tcase_add_test(tc, whole_rounds_are_not_split);
   suite_add_tcase(s, tc);
   return s;
